@@ -1,0 +1,48 @@
+// Bundles the extension, the CLI and the node runtime host for Node, and the webviews for the browser.
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+// ssh2 (through dockerode) has optional native parts that must stay out of the bundle.
+const nodeExternals = ['vscode', 'cpu-features', 'ssh2', '*.node'];
+
+const nodeBuilds = [
+  { entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' },
+  { entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist' },
+  { entryPoints: { 'runtime/live-host': 'src/runtime/live-host.ts' }, outdir: 'dist' },
+];
+
+function webviewEntries() {
+  const dir = path.join(__dirname, 'media');
+  if (!fs.existsSync(dir)) return {};
+  const entries = {};
+  for (const name of fs.readdirSync(dir)) {
+    const main = path.join(dir, name, 'main.ts');
+    if (fs.existsSync(main)) entries[`media/${name}`] = main;
+  }
+  return entries;
+}
+
+async function main() {
+  const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning' };
+  const configs = nodeBuilds
+    .filter((b) => Object.values(b.entryPoints).every((p) => fs.existsSync(p)))
+    .map((b) => ({ ...common, ...b, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals }));
+  const web = webviewEntries();
+  if (Object.keys(web).length > 0) {
+    configs.push({ ...common, entryPoints: web, outdir: 'dist', platform: 'browser', format: 'iife', target: 'es2022' });
+  }
+  if (watch) {
+    for (const c of configs) await (await esbuild.context(c)).watch();
+    return;
+  }
+  await Promise.all(configs.map((c) => esbuild.build(c)));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

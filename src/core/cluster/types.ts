@@ -1,0 +1,87 @@
+import type { Event } from '../events/event';
+import type { Json } from '../../runtime/types';
+
+export type NodeStatus = 'starting' | 'running' | 'paused' | 'stopped' | 'exited';
+
+export interface NodeInfo {
+  id: string;
+  status: NodeStatus;
+  pid?: number;
+  /** Port of the node's debug-state HTTP endpoint, once the node reported it. */
+  statePort?: number;
+  /** Port of the node's Node.js inspector, for attaching a debugger. */
+  inspectPort?: number;
+  exitCode?: number | null;
+}
+
+/**
+ * A fault rule on messages from `from` to `to` (`*` matches any endpoint), optionally only
+ * for one message `type`. Probabilities are drawn from the router's seeded generator.
+ */
+export interface LinkFault {
+  from: string;
+  to: string;
+  type?: string;
+  drop?: number;
+  duplicate?: number;
+  /** Probability that a message is held back and delivered after the next one on its link. */
+  reorder?: number;
+  /** Extra delay in ms, drawn uniformly from [min, max]. */
+  delayMs?: [number, number];
+}
+
+export interface ClusterOptions {
+  /** The system's source folder (a workspace, or the bug set's correct source). */
+  sourceDir: string;
+  /** The system module, relative to sourceDir. */
+  entry: string;
+  nodes: string[];
+  /** Per-node configuration passed to the system (rt.config). */
+  config: Record<string, Json>;
+  /** Folder for this run: node data dirs, events.jsonl, logs. */
+  runDir: string;
+  seed: number;
+  /** Start nodes with --inspect on free ports. */
+  inspect?: boolean;
+  /** Extra environment for node processes. */
+  env?: Record<string, string>;
+}
+
+export interface Cluster {
+  readonly runDir: string;
+  nodes(): NodeInfo[];
+  /** Starts all nodes and resolves when each has connected to the router. */
+  start(): Promise<void>;
+  /** Stops every node and the router, and removes every process the run started. */
+  stop(): Promise<void>;
+  kill(node: string): Promise<void>;
+  restart(node: string): Promise<void>;
+  pause(node: string): Promise<void>;
+  resume(node: string): Promise<void>;
+  /** Cuts every link between endpoints in different groups; endpoints in no group keep all links. */
+  partition(groups: string[][]): void;
+  heal(): void;
+  addLinkFault(fault: LinkFault): void;
+  clearLinkFaults(): void;
+  /** Shifts a node's clock (rt.now) by the given ms. */
+  skewClock(node: string, offsetMs: number): void;
+  /** The node's state from its debug-state endpoint. */
+  state(node: string): Promise<Json>;
+  /** A client endpoint that talks to the nodes through the router. */
+  client(name: string): Promise<ClusterClient>;
+  /** Every event so far, in arrival order. */
+  events(): readonly Event[];
+  /** Subscribes to new events; returns the unsubscribe function. */
+  onEvent(listener: (e: Event) => void): () => void;
+  /** Adds a harness-side event (faults the harness injects, checks, notes). */
+  emit(e: Omit<Event, 'id' | 'ts'> & { ts?: number }): Event;
+  /** Microseconds since the run started. */
+  now(): number;
+}
+
+export interface ClusterClient {
+  readonly name: string;
+  /** Sends a request and waits for the reply whose body has the same `reqId`. */
+  request(node: string, type: string, body: Record<string, Json>, timeoutMs: number): Promise<Json>;
+  close(): void;
+}
