@@ -1,0 +1,130 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { UserError } from '../errors';
+import { packageRoot } from '../paths';
+import { BugManifest, difficultyOf, readManifest, SystemManifest, type Difficulty, type Tier } from './manifest';
+
+export interface SystemEntry {
+  id: string;
+  dir: string;
+  manifest: SystemManifest;
+}
+
+export interface BugEntry {
+  id: string;
+  title: string;
+  system: string;
+  tier: Tier;
+  difficulty: Difficulty;
+  categories: string[];
+  modelledAfter: { project: string; id: string; url: string };
+  dir: string;
+  manifest: BugManifest;
+}
+
+export interface Catalog {
+  root: string;
+  systems: SystemEntry[];
+  bugs: BugEntry[];
+  /** Manifests that could not be loaded, each naming its file and fields; the rest still load. */
+  problems: string[];
+}
+
+/** The bug set: `DDBENCH_BUGS` when set, else the package's own `bugs/`. */
+export function defaultBugsDir(): string {
+  return process.env.DDBENCH_BUGS ? path.resolve(process.env.DDBENCH_BUGS) : path.join(packageRoot(), 'bugs');
+}
+
+export function scenarioFile(system: SystemEntry, name: string): string {
+  return path.join(system.dir, 'scenarios', `${name}.mjs`);
+}
+
+export async function loadCatalog(root: string = defaultBugsDir()): Promise<Catalog> {
+  if (!fs.existsSync(root)) throw new UserError(`bug set not found at ${root}; set DDBENCH_BUGS to a bug-set folder`);
+  const catalog: Catalog = { root, systems: [], bugs: [], problems: [] };
+  for (const sysName of subdirs(root)) {
+    const sysDir = path.join(root, sysName);
+    const sysFile = path.join(sysDir, 'system.json');
+    if (!fs.existsSync(sysFile)) continue;
+    let system: SystemEntry;
+    try {
+      const manifest = await readManifest(sysFile, SystemManifest);
+      if (manifest.id !== sysName) throw new UserError(`${sysFile}: id: "${manifest.id}" must equal its folder name "${sysName}"`);
+      system = { id: manifest.id, dir: sysDir, manifest };
+      for (const t of manifest.tests) requireFile(scenarioFile(system, t), sysFile, `tests: scenario "${t}"`);
+      requireFile(path.join(sysDir, manifest.entry), sysFile, 'entry');
+    } catch (err) {
+      catalog.problems.push(messageOf(err));
+      continue;
+    }
+    catalog.systems.push(system);
+    for (const bugName of subdirs(sysDir)) {
+      const bugFile = path.join(sysDir, bugName, 'bug.json');
+      if (!fs.existsSync(bugFile)) continue;
+      try {
+        catalog.bugs.push(await loadBug(system, path.join(sysDir, bugName), bugFile));
+      } catch (err) {
+        catalog.problems.push(messageOf(err));
+      }
+    }
+  }
+  const seen = new Set<string>();
+  for (const b of catalog.bugs) {
+    if (seen.has(b.id)) catalog.problems.push(`${path.join(b.dir, 'bug.json')}: id: "${b.id}" is used by another bug`);
+    seen.add(b.id);
+  }
+  return catalog;
+}
+
+async function loadBug(system: SystemEntry, dir: string, file: string): Promise<BugEntry> {
+  const m = await readManifest(file, BugManifest);
+  if (m.id !== path.basename(dir)) throw new UserError(`${file}: id: "${m.id}" must equal its folder name "${path.basename(dir)}"`);
+  requireFile(scenarioFile(system, m.reproducer.scenario), file, `reproducer.scenario "${m.reproducer.scenario}"`);
+  for (const r of m.regression) {
+    if (!system.manifest.tests.includes(r)) throw new UserError(`${file}: regression: "${r}" is not one of ${system.id}'s tests (${system.manifest.tests.join(', ')})`);
+  }
+  requireFile(path.join(dir, 'bug.patch'), file, 'bug.patch');
+  requireFile(path.join(dir, 'ISSUE.md'), file, 'ISSUE.md');
+  return {
+    id: m.id,
+    title: m.title,
+    system: system.id,
+    tier: m.tier,
+    difficulty: difficultyOf(m.tier),
+    categories: m.categories,
+    modelledAfter: m.modelledAfter,
+    dir,
+    manifest: m,
+  };
+}
+
+export function findBug(catalog: Catalog, id: string): BugEntry {
+  const bug = catalog.bugs.find((b) => b.id === id);
+  if (!bug) {
+    const known = catalog.bugs.map((b) => b.id).join(', ') || '(none)';
+    throw new UserError(`no bug "${id}" in ${catalog.root}; known bugs: ${known}`);
+  }
+  return bug;
+}
+
+export function findSystem(catalog: Catalog, id: string): SystemEntry {
+  const sys = catalog.systems.find((s) => s.id === id);
+  if (!sys) throw new UserError(`no system "${id}" in ${catalog.root}`);
+  return sys;
+}
+
+function requireFile(file: string, manifest: string, field: string): void {
+  if (!fs.existsSync(file)) throw new UserError(`${manifest}: ${field}: ${file} does not exist`);
+}
+
+function subdirs(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+    .map((d) => d.name)
+    .sort();
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import * as fs from 'node:fs/promises';
+import { UserError } from '../errors';
+
+const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
+const JsonValue: z.ZodType<import('../../runtime/types').Json> = z.lazy(() =>
+  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(JsonValue), z.record(z.string(), JsonValue)]),
+);
+
+export const SystemManifest = z.strictObject({
+  id: Id,
+  name: z.string().min(1),
+  description: z.string().min(1),
+  modelledAfter: z.strictObject({ project: z.string().min(1), url: z.url() }),
+  /** The system module, relative to the system folder. */
+  entry: z.string().min(1),
+  nodes: z.array(Id).min(1),
+  config: z.record(z.string(), JsonValue).default({}),
+  /** The system's own regression scenarios (names of files in scenarios/). */
+  tests: z.array(Id).default([]),
+});
+export type SystemManifest = z.infer<typeof SystemManifest>;
+
+export const Tier = z.union([z.literal(1), z.literal(2), z.literal(3)]);
+export type Tier = z.infer<typeof Tier>;
+
+export const Category = z.enum([
+  'message-order',
+  'message-loss',
+  'crash',
+  'restart',
+  'durability',
+  'partition',
+  'election',
+  'lease',
+  'clock',
+  'membership',
+  'gossip',
+  'replication',
+]);
+
+export const BugManifest = z.strictObject({
+  id: Id,
+  title: z.string().min(1),
+  /** 1: one reordered or dropped message; 2: crash/restart with bad persistence ordering; 3: partition, failover and restart combined. */
+  tier: Tier,
+  categories: z.array(Category).min(1),
+  modelledAfter: z.strictObject({ project: z.string().min(1), id: z.string().min(1), url: z.url() }),
+  reproducer: z.strictObject({
+    scenario: Id,
+    trials: z.number().int().min(1).max(1000).default(10),
+  }),
+  /** The system tests that must keep passing (SWE-bench's PASS_TO_PASS). */
+  regression: z.array(Id).default([]),
+  context: z.strictObject({
+    capture: z.strictObject({
+      nodes: z.array(z.string()).optional(),
+      kinds: z.array(z.string()).optional(),
+      maxEvents: z.number().int().positive().default(400),
+      state: z.boolean().default(true),
+    }),
+    notes: z.array(z.string().min(1)).min(3).max(5),
+  }),
+  hints: z.array(z.string().min(1)).default([]),
+});
+export type BugManifest = z.infer<typeof BugManifest>;
+
+export type Difficulty = 'easy' | 'medium' | 'hard';
+/** Difficulty is the tier's name, so the two cannot disagree. */
+export function difficultyOf(tier: Tier): Difficulty {
+  return tier === 1 ? 'easy' : tier === 2 ? 'medium' : 'hard';
+}
+
+/** Reads and validates a JSON manifest; errors name the file and each bad field. */
+export async function readManifest<T>(file: string, schema: z.ZodType<T>): Promise<T> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+    throw new UserError(`${file}: invalid manifest\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,75 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { UserError } from '../errors';
+import { copyTree } from '../patch/tree';
+import { applyUnifiedDiff } from '../patch/unified';
+import { findBug, findSystem, type BugEntry, type Catalog, type SystemEntry } from './catalog';
+import { readManifest } from './manifest';
+
+/** What a workspace holds of its bug set: the source and the docs a user of the system would have. */
+const SYSTEM_PARTS = ['src', 'README.md'];
+
+const WorkspaceFile = z.strictObject({
+  version: z.literal(1),
+  bugId: z.string(),
+  system: z.string(),
+  createdAt: z.string(),
+});
+
+export interface WorkspaceInfo {
+  dir: string;
+  bugId: string;
+  system: string;
+}
+
+export const DDBENCH_DIR = '.ddbench';
+
+export function workspaceFile(dir: string): string {
+  return path.join(dir, DDBENCH_DIR, 'workspace.json');
+}
+
+/**
+ * Materialises a bug workspace: the system's source with bug.patch applied, ISSUE.md and
+ * `.ddbench/`. Nothing of the fix, the reproducer or other bugs is copied.
+ */
+export async function openWorkspace(catalog: Catalog, bugId: string, destDir: string): Promise<string> {
+  const bug = findBug(catalog, bugId);
+  const system = findSystem(catalog, bug.system);
+  const dest = path.resolve(destDir);
+  if (fs.existsSync(dest) && fs.readdirSync(dest).length > 0) {
+    throw new UserError(`${dest} is not empty; choose an empty or new folder (--dir)`);
+  }
+  materialiseBuggySource(system, bug, dest);
+  fs.copyFileSync(path.join(bug.dir, 'ISSUE.md'), path.join(dest, 'ISSUE.md'));
+  fs.mkdirSync(path.join(dest, DDBENCH_DIR, 'runs'), { recursive: true });
+  fs.mkdirSync(path.join(dest, DDBENCH_DIR, 'records'), { recursive: true });
+  const info: z.infer<typeof WorkspaceFile> = { version: 1, bugId: bug.id, system: system.id, createdAt: new Date().toISOString() };
+  fs.writeFileSync(workspaceFile(dest), JSON.stringify(info, null, 2) + '\n');
+  return dest;
+}
+
+/** Writes the system's parts with the bug applied into `dest` (also used to rebuild a pristine buggy copy). */
+export function materialiseBuggySource(system: SystemEntry, bug: BugEntry, dest: string): void {
+  copySystemParts(system, dest);
+  applyUnifiedDiff(dest, fs.readFileSync(path.join(bug.dir, 'bug.patch'), 'utf8'));
+}
+
+/** Writes the system's correct parts into `dest`. */
+export function copySystemParts(system: SystemEntry, dest: string): void {
+  fs.mkdirSync(dest, { recursive: true });
+  for (const part of SYSTEM_PARTS) {
+    const src = path.join(system.dir, part);
+    if (!fs.existsSync(src)) continue;
+    if (fs.statSync(src).isDirectory()) copyTree(src, path.join(dest, part), ['node_modules']);
+    else fs.copyFileSync(src, path.join(dest, part));
+  }
+}
+
+export async function readWorkspace(dir: string): Promise<WorkspaceInfo> {
+  const abs = path.resolve(dir);
+  const file = workspaceFile(abs);
+  if (!fs.existsSync(file)) throw new UserError(`${abs} is not a DDBench workspace (no ${path.join(DDBENCH_DIR, 'workspace.json')}); create one with \`ddbench open <bug>\``);
+  const w = await readManifest(file, WorkspaceFile);
+  return { dir: abs, bugId: w.bugId, system: w.system };
+}

@@ -1,0 +1,86 @@
+import type { Cluster } from '../cluster/types';
+import type { Event } from '../events/event';
+import { seededRandom } from '../../runtime/random';
+import { InvariantViolation, type ScenarioContext } from './scenario';
+
+/** A `waitFor` that ran out of time: the system did not make the progress the scenario expects. */
+export class ProgressTimeout extends Error {
+  constructor(readonly description: string, readonly timeoutMs: number) {
+    super(`no progress: ${description} (waited ${timeoutMs} ms)`);
+    this.name = 'ProgressTimeout';
+  }
+}
+
+/** The live implementation of ScenarioContext over a started cluster. */
+export function liveContext(cluster: Cluster, seed: number, nodes: readonly string[]): ScenarioContext & { dispose(): void } {
+  const random = seededRandom(seed, 'scenario');
+  const timers = new Set<NodeJS.Timeout>();
+  const unsubscribers = new Set<() => void>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
+      timers.add(t);
+    });
+  const harness = (kind: Event['kind'], msg: string, fields?: Record<string, unknown>, level?: Event['level']) =>
+    cluster.emit({ node: 'harness', kind, msg, ...(level ? { level } : {}), ...(fields ? { fields } : {}) });
+
+  return {
+    seed,
+    nodes,
+    random,
+    sleep,
+    waitFor(pred, { timeoutMs, description, includePast }) {
+      if (includePast) {
+        const hit = cluster.events().find(pred);
+        if (hit) return Promise.resolve(hit);
+      }
+      return new Promise<Event>((resolve, reject) => {
+        const unsubscribe = cluster.onEvent((e) => {
+          if (!pred(e)) return;
+          finish();
+          resolve(e);
+        });
+        const timer = setTimeout(() => {
+          finish();
+          harness('check', `progress: ${description}`, { ok: false, timeoutMs }, 'error');
+          reject(new ProgressTimeout(description, timeoutMs));
+        }, timeoutMs);
+        timers.add(timer);
+        unsubscribers.add(unsubscribe);
+        function finish() {
+          clearTimeout(timer);
+          timers.delete(timer);
+          unsubscribe();
+          unsubscribers.delete(unsubscribe);
+        }
+      });
+    },
+    events: () => cluster.events(),
+    nodeInfo: () => cluster.nodes(),
+    state: (node) => cluster.state(node),
+    client: (name) => cluster.client(name),
+    kill: (node) => cluster.kill(node),
+    restart: (node) => cluster.restart(node),
+    pause: (node) => cluster.pause(node),
+    resume: (node) => cluster.resume(node),
+    partition: (groups) => cluster.partition(groups),
+    heal: () => cluster.heal(),
+    addLinkFault: (f) => cluster.addLinkFault(f),
+    clearLinkFaults: () => cluster.clearLinkFaults(),
+    skewClock: (node, ms) => cluster.skewClock(node, ms),
+    note: (msg, fields) => void harness('log', msg, fields, 'info'),
+    check(name, ok, details = {}) {
+      harness('check', name, { ok, ...details }, ok ? 'info' : 'error');
+      if (!ok) throw new InvariantViolation(name, details);
+    },
+    dispose() {
+      for (const t of timers) clearTimeout(t);
+      for (const u of unsubscribers) u();
+      timers.clear();
+      unsubscribers.clear();
+    },
+  };
+}
