@@ -1,0 +1,51 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+}
+
+/** `at fn (file:line:col)` or `at file:line:col`; the last `(` group wins for eval frames. */
+const FRAME = /^\s*at (?:.*\()?((?:file:\/\/)?[^()]+?):(\d+):\d+\)?$/;
+
+/** Parses one V8 stack frame line; undefined for native or anonymous frames. */
+function parseFrame(line: string, srcRoot: string): SourceLocation | undefined {
+  const match = FRAME.exec(line);
+  if (match === null) return undefined;
+  const [, rawFile, rawLine] = match;
+  if (rawFile === undefined || rawLine === undefined) return undefined;
+  let file = rawFile.startsWith('file://') ? fileURLToPath(rawFile) : rawFile;
+  if (!path.isAbsolute(file)) return undefined;
+  const relative = path.relative(srcRoot, file);
+  // Files outside the source root keep their absolute path rather than a '../..' chain.
+  if (!relative.startsWith('..') && !path.isAbsolute(relative)) file = relative;
+  return { file: file.split(path.sep).join('/'), line: Number(rawLine) };
+}
+
+/**
+ * The source location of whoever called `fn`: the logger passes its own method, so
+ * V8 cuts the stack right above the system's call.
+ */
+export function callerLocation(fn: (...args: never[]) => unknown, srcRoot: string): SourceLocation | undefined {
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder, fn);
+  const frames = (holder.stack ?? '').split('\n').slice(1);
+  for (const frame of frames) {
+    const location = parseFrame(frame, srcRoot);
+    if (location !== undefined) return location;
+  }
+  return undefined;
+}
+
+/**
+ * Where an error was thrown, preferring the first frame inside the source root so an
+ * exception raised in a library still points at the system's line that led to it.
+ */
+export function errorLocation(stack: string | undefined, srcRoot: string): SourceLocation | undefined {
+  const locations = (stack ?? '')
+    .split('\n')
+    .map((frame) => parseFrame(frame, srcRoot))
+    .filter((location): location is SourceLocation => location !== undefined);
+  return locations.find((location) => !path.isAbsolute(location.file)) ?? locations[0];
+}

@@ -1,0 +1,26 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Json } from './types';
+
+/** Serves `GET /state` on a free loopback port; resolves with the port once listening. */
+export function startStateServer(state: () => Json): Promise<{ port: number; server: http.Server }> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/state') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /state is served\n');
+      return;
+    }
+    let body: string;
+    try {
+      body = JSON.stringify(state()) ?? 'null';
+    } catch (err) {
+      // A broken state function must not crash the node it is meant to help debug.
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`state function failed: ${String(err)}\n`);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as AddressInfo).port, server }));
+  });
+}
