@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors';
@@ -72,4 +73,13 @@ export async function readWorkspace(dir: string): Promise<WorkspaceInfo> {
   if (!fs.existsSync(file)) throw new UserError(`${abs} is not a DDBench workspace (no ${path.join(DDBENCH_DIR, 'workspace.json')}); create one with \`ddbench open <bug>\``);
   const w = await readManifest(file, WorkspaceFile);
   return { dir: abs, bugId: w.bugId, system: w.system };
+}
+
+/** Where new workspaces go unless a folder is given: `DDBENCH_WORKSPACES`, else ~/ddbench-workspaces. */
+export function defaultWorkspacesDir(): string {
+  return process.env.DDBENCH_WORKSPACES ? path.resolve(process.env.DDBENCH_WORKSPACES) : path.join(os.homedir(), 'ddbench-workspaces');
+}
+
+export function isWorkspace(dir: string): boolean {
+  return fs.existsSync(workspaceFile(dir));
 }
