@@ -1,0 +1,54 @@
+/**
+ * The one table of command ids. package.json's `contributes.commands` must match it
+ * (test/unit/extension-manifest.test.ts), and extension.ts must register a handler for
+ * every entry (enforced by the `CommandHandlers` type). No `vscode` import here, so the
+ * manifest test runs in plain Node.
+ */
+
+export interface CommandSpec {
+  readonly id: `ddbench.${string}`;
+  readonly title: string;
+  /** A codicon for view toolbars and inline actions. */
+  readonly icon?: `$(${string})`;
+}
+
+export const COMMANDS = {
+  openBug: { id: 'ddbench.openBug', title: 'Open Bug', icon: '$(folder-opened)' },
+  refreshBugs: { id: 'ddbench.refreshBugs', title: 'Refresh Bugs', icon: '$(refresh)' },
+  launchCluster: { id: 'ddbench.launchCluster', title: 'Launch Cluster', icon: '$(play)' },
+  stopCluster: { id: 'ddbench.stopCluster', title: 'Stop Cluster', icon: '$(debug-stop)' },
+  runReproducer: { id: 'ddbench.runReproducer', title: 'Run Reproducer', icon: '$(beaker)' },
+  killNode: { id: 'ddbench.killNode', title: 'Kill Node', icon: '$(close)' },
+  restartNode: { id: 'ddbench.restartNode', title: 'Restart Node', icon: '$(debug-restart)' },
+  pauseNode: { id: 'ddbench.pauseNode', title: 'Pause Node', icon: '$(debug-pause)' },
+  resumeNode: { id: 'ddbench.resumeNode', title: 'Resume Node', icon: '$(debug-continue)' },
+  attachDebugger: { id: 'ddbench.attachDebugger', title: 'Attach Debugger to Node', icon: '$(debug-alt)' },
+  partition: { id: 'ddbench.partition', title: 'Partition Nodes…', icon: '$(debug-disconnect)' },
+  heal: { id: 'ddbench.heal', title: 'Heal Partition', icon: '$(plug)' },
+} as const satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+/** Every command shows in the palette under this category ("DDBench: Open Bug"). */
+export const COMMAND_CATEGORY = 'DDBench';
+
+/** Container and view ids, shared by the code and the manifest test. */
+export const VIEWS = {
+  container: 'ddbench',
+  bugs: 'ddbench.bugs',
+  cluster: 'ddbench.cluster',
+} as const;
+
+/** Tree items' `contextValue`s, which the manifest's menus match on. */
+export const CONTEXT_VALUES = {
+  bug: 'ddbench.bug',
+  system: 'ddbench.system',
+  /** Followed by the node's status, then `.inspectable` when it has an inspector port. */
+  nodePrefix: 'ddbench.node.',
+} as const;
+
+/** Context keys the manifest's `when` clauses use. */
+export const CONTEXT_KEYS = {
+  clusterRunning: 'ddbench.clusterRunning',
+  inBugWorkspace: 'ddbench.inBugWorkspace',
+} as const;

@@ -1,0 +1,68 @@
+import * as vscode from 'vscode';
+import type { WorkspaceInfo } from '../core/bugs/workspace';
+import { runReproducer, type ReproResult, type TrialResult } from '../core/repro/runner';
+
+export interface ReproducerRun {
+  workspace: WorkspaceInfo;
+  trials: number;
+  concurrency: number | undefined;
+}
+
+/**
+ * Runs the bug's reproducer with a cancellable progress notification and writes every
+ * trial to the DDBench output channel as it finishes.
+ */
+export async function runReproducerWithProgress(output: vscode.OutputChannel, run: ReproducerRun): Promise<void> {
+  const { workspace, trials } = run;
+  output.appendLine(`\n=== Reproducer for ${workspace.bugId}: ${trials} trial(s) in ${workspace.dir}`);
+  output.show(true);
+  const abort = new AbortController();
+  let passed = 0;
+  let failed = 0;
+  let result: ReproResult;
+  try {
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `DDBench: reproducer for ${workspace.bugId}`, cancellable: true },
+      (progress, token) => {
+        token.onCancellationRequested(() => abort.abort());
+        progress.report({ message: `0/${trials} trials` });
+        return runReproducer(workspace.dir, {
+          trials,
+          concurrency: run.concurrency,
+          signal: abort.signal,
+          onTrial: (t, done, total) => {
+            if (t.verdict === 'pass') passed++;
+            else failed++;
+            output.appendLine(formatTrial(t));
+            progress.report({ increment: 100 / total, message: `${done}/${total} trials · ${passed} passed, ${failed} failed` });
+          },
+        });
+      },
+    );
+  } catch (err) {
+    if (!abort.signal.aborted) throw err;
+    output.appendLine(`=== Cancelled after ${passed + failed} trial(s): ${passed} passed, ${failed} failed`);
+    return;
+  }
+  output.appendLine(summary(result) + (abort.signal.aborted ? ' (cancelled)' : ''));
+  output.appendLine(`    run folder: ${result.runDir}`);
+  const show = 'Show Output';
+  const message = `DDBench: ${result.bugId}: ${summary(result).replace(/^=== /, '')}`;
+  const choice = await (result.failed > 0 ? vscode.window.showWarningMessage(message, show) : vscode.window.showInformationMessage(message, show));
+  if (choice) output.show(true);
+}
+
+function summary(r: ReproResult): string {
+  const total = r.trials.length;
+  const verdict = r.failed === 0 ? 'the reproducer passes' : 'the bug reproduces';
+  return `=== ${r.scenario}: ${r.passed}/${total} passed, ${r.failed}/${total} failed — ${verdict}`;
+}
+
+function formatTrial(t: TrialResult): string {
+  const head = `trial ${String(t.index + 1).padStart(3)}  ${t.verdict.toUpperCase().padEnd(7)}  seed ${t.seed}  ${(t.durationMs / 1000).toFixed(2)}s`;
+  const lines = [head];
+  if (t.violation) lines.push(`    violation: ${t.violation.check} ${JSON.stringify(t.violation.details)}`);
+  if (t.reason && !t.violation) lines.push(`    reason: ${t.reason}`);
+  lines.push(`    events: ${t.eventsFile}`);
+  return lines.join('\n');
+}
