@@ -1,0 +1,88 @@
+import { seededRandom } from '../../runtime/random';
+import type { LinkFault } from './types';
+
+/** The parts of a message fault rules look at. */
+export interface MessageKey {
+  msgId: string;
+  from: string;
+  to: string;
+  type: string;
+}
+
+/** What the rules decided for one message. `dropRule` is the index of the rule that dropped it. */
+export interface FaultDecision {
+  dropRule?: number;
+  duplicate: boolean;
+  reorder: boolean;
+  delayMs: number;
+}
+
+/** `*` matches any run of characters, so `*` is every endpoint and `n*` every node named n…. */
+export function globMatch(pattern: string, value: string): boolean {
+  if (pattern === '*') return true;
+  if (!pattern.includes('*')) return pattern === value;
+  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`).test(value);
+}
+
+export function ruleMatches(rule: LinkFault, msg: MessageKey): boolean {
+  return globMatch(rule.from, msg.from) && globMatch(rule.to, msg.to) && (rule.type === undefined || globMatch(rule.type, msg.type));
+}
+
+/** Throws on a rule whose probabilities or delay range make no sense. */
+export function checkLinkFault(rule: LinkFault): void {
+  for (const key of ['drop', 'duplicate', 'reorder'] as const) {
+    const p = rule[key];
+    if (p !== undefined && !(p >= 0 && p <= 1)) throw new Error(`link fault ${key} must be a probability in [0, 1], got ${p}`);
+  }
+  if (rule.delayMs !== undefined) {
+    const [min, max] = rule.delayMs;
+    if (!(min >= 0 && max >= min)) throw new Error(`link fault delayMs must be [min, max] with 0 <= min <= max, got [${min}, ${max}]`);
+  }
+}
+
+/**
+ * Applies every matching rule in order. Each (message, rule) pair draws from its own
+ * generator seeded by the run seed, the message id and the rule index, so a seed makes
+ * the same decision for the same message however messages on other links interleave.
+ * Every rule draws the same four numbers whatever its settings, keeping draws aligned.
+ */
+export function decideFaults(rules: readonly LinkFault[], msg: MessageKey, seed: number): FaultDecision {
+  const decision: FaultDecision = { duplicate: false, reorder: false, delayMs: 0 };
+  rules.forEach((rule, index) => {
+    if (decision.dropRule !== undefined || !ruleMatches(rule, msg)) return;
+    const random = seededRandom(seed, 'router', msg.msgId, String(index));
+    const [dropDraw, duplicateDraw, reorderDraw, delayDraw] = [random(), random(), random(), random()];
+    if (dropDraw < (rule.drop ?? 0)) {
+      decision.dropRule = index;
+      return;
+    }
+    if (duplicateDraw < (rule.duplicate ?? 0)) decision.duplicate = true;
+    if (reorderDraw < (rule.reorder ?? 0)) decision.reorder = true;
+    if (rule.delayMs !== undefined) {
+      const [min, max] = rule.delayMs;
+      decision.delayMs += Math.round(min + delayDraw * (max - min));
+    }
+  });
+  return decision;
+}
+
+/** Maps each endpoint to its partition group; throws if an endpoint is in two groups. */
+export function partitionIndex(groups: readonly (readonly string[])[]): Map<string, number> {
+  const index = new Map<string, number>();
+  groups.forEach((group, g) => {
+    for (const endpoint of group) {
+      const existing = index.get(endpoint);
+      if (existing !== undefined && existing !== g) throw new Error(`partition: ${endpoint} is in more than one group`);
+      index.set(endpoint, g);
+    }
+  });
+  return index;
+}
+
+/** Endpoints in no group keep all their links; two grouped endpoints talk only within a group. */
+export function isCut(index: ReadonlyMap<string, number>, from: string, to: string): boolean {
+  const a = index.get(from);
+  const b = index.get(to);
+  return a !== undefined && b !== undefined && a !== b;
+}

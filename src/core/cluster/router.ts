@@ -1,0 +1,274 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { EventInput } from '../events/event';
+import { readLines } from '../../runtime/ndjson';
+import { decodeFrame, encodeFrame, ToRouterFrame, type FromRouterFrame, type HelloFrame, type MsgFrame } from '../../runtime/wire';
+import { checkLinkFault, decideFaults, isCut, partitionIndex } from './link-faults';
+import type { LinkFault } from './types';
+
+export interface RouterOptions {
+  /** Seeds every fault decision. */
+  seed: number;
+  /** Microseconds since the run started, for records and events. */
+  now(): number;
+  /** Receives the router's fault events and warnings. */
+  emit(event: EventInput): void;
+  /** router.jsonl: one line per message handled (received, delivered, dropped, held, ...). */
+  recordFile?: string;
+  /** How long a reordered message waits for the next message on its link before it goes anyway. */
+  reorderHoldMs?: number;
+}
+
+export type EndpointInfo = Omit<HelloFrame, 't'>;
+
+interface Endpoint {
+  info: EndpointInfo;
+  socket: net.Socket;
+}
+
+interface HeldMessage {
+  msg: MsgFrame;
+  copies: number;
+  timer: NodeJS.Timeout;
+}
+
+/** What router.jsonl records for each step of a message's way through the router. */
+type RecordAction = 'recv' | 'deliver' | 'drop' | 'duplicate' | 'delay' | 'reorder';
+
+const DEFAULT_REORDER_HOLD_MS = 500;
+
+/**
+ * The message router: every endpoint (node or client) connects over TCP and says
+ * hello; envelopes are forwarded to their destination's connection, after the
+ * partition and the link-fault rules had their say. Each injected action is emitted
+ * as a `fault` event and every step is recorded to router.jsonl as ground truth.
+ */
+export class Router {
+  private readonly server = net.createServer((socket) => this.accept(socket));
+  private readonly sockets = new Set<net.Socket>();
+  private readonly endpoints = new Map<string, Endpoint>();
+  private readonly held = new Map<string, HeldMessage>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly skews = new Map<string, number>();
+  private readonly helloListeners = new Set<(info: EndpointInfo) => void>();
+  private readonly goneListeners = new Set<(name: string) => void>();
+  private readonly record: fs.WriteStream | undefined;
+  private groups = new Map<string, number>();
+  private rules: LinkFault[] = [];
+  private closed = false;
+
+  constructor(private readonly opts: RouterOptions) {
+    this.record = opts.recordFile === undefined ? undefined : fs.createWriteStream(opts.recordFile, { flags: 'a' });
+  }
+
+  /** Listens on a free loopback port and resolves with it. */
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve(this.port);
+      });
+    });
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Calls `listener` for every accepted hello. Returns the unsubscribe function. */
+  onHello(listener: (info: EndpointInfo) => void): () => void {
+    this.helloListeners.add(listener);
+    return () => this.helloListeners.delete(listener);
+  }
+
+  /** Calls `listener` when a connected endpoint's connection closes. */
+  onDisconnect(listener: (name: string) => void): () => void {
+    this.goneListeners.add(listener);
+    return () => this.goneListeners.delete(listener);
+  }
+
+  connected(): EndpointInfo[] {
+    return [...this.endpoints.values()].map((e) => e.info);
+  }
+
+  partition(groups: string[][]): void {
+    this.groups = partitionIndex(groups);
+  }
+
+  heal(): void {
+    this.groups = new Map();
+  }
+
+  addLinkFault(fault: LinkFault): void {
+    checkLinkFault(fault);
+    this.rules.push({ ...fault });
+  }
+
+  clearLinkFaults(): void {
+    this.rules = [];
+  }
+
+  /** Sets an endpoint's clock offset; remembered, so a reconnecting (restarted) node gets it again. */
+  setSkew(endpoint: string, offsetMs: number): void {
+    this.skews.set(endpoint, offsetMs);
+    this.endpoints.get(endpoint)?.socket.write(encodeFrame({ t: 'skew', offsetMs }));
+  }
+
+  /** Stops listening, drops held and delayed messages, and closes every connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    for (const held of this.held.values()) clearTimeout(held.timer);
+    this.timers.clear();
+    this.held.clear();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const record = this.record;
+    if (record !== undefined) await new Promise<void>((resolve) => record.end(resolve));
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.setNoDelay(true);
+    let name: string | undefined;
+    readLines(socket, (line) => {
+      const decoded = decodeFrame(ToRouterFrame, line);
+      if (!decoded.ok) {
+        this.warn(`bad frame from ${name ?? 'an unnamed endpoint'}: ${decoded.error}`);
+        return;
+      }
+      const frame = decoded.frame;
+      if (frame.t === 'hello') {
+        if (name !== undefined) this.warn(`${name} said hello twice; ignored`);
+        else name = this.register(frame, socket);
+      } else if (name === undefined) {
+        this.warn(`message ${frame.msgId} before hello; dropped`);
+      } else {
+        // The connection, not the frame, says who is sending.
+        this.route({ ...frame, from: name });
+      }
+    });
+    socket.on('error', () => {
+      // 'close' follows every error and does the bookkeeping.
+    });
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      if (name !== undefined && this.endpoints.get(name)?.socket === socket) {
+        this.endpoints.delete(name);
+        for (const listener of this.goneListeners) listener(name);
+      }
+    });
+  }
+
+  private register(hello: HelloFrame, socket: net.Socket): string {
+    const { t: _t, ...info } = hello;
+    const previous = this.endpoints.get(info.node);
+    if (previous !== undefined) {
+      // A restarted node can say hello before the router saw its old connection close.
+      this.warn(`${info.node} connected again; its previous connection is closed`);
+      previous.socket.destroy();
+    }
+    this.endpoints.set(info.node, { info, socket });
+    socket.write(encodeFrame({ t: 'welcome' }));
+    const skew = this.skews.get(info.node);
+    if (skew !== undefined) socket.write(encodeFrame({ t: 'skew', offsetMs: skew }));
+    for (const listener of this.helloListeners) listener(info);
+    return info.node;
+  }
+
+  private route(msg: MsgFrame): void {
+    this.write('recv', msg, { body: msg.body, ...(msg.vc && { vc: msg.vc }) });
+    if (isCut(this.groups, msg.from, msg.to)) {
+      this.fault('drop', msg, { reason: 'partition' });
+      return;
+    }
+    const decision = decideFaults(this.rules, msg, this.opts.seed);
+    if (decision.dropRule !== undefined) {
+      this.fault('drop', msg, { reason: 'rule', rule: decision.dropRule });
+      return;
+    }
+    const copies = decision.duplicate ? 2 : 1;
+    if (decision.duplicate) this.fault('duplicate', msg, { reason: 'rule' });
+    if (decision.delayMs > 0) {
+      this.fault('delay', msg, { reason: 'rule', delayMs: decision.delayMs });
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.forward(msg, copies, decision.reorder);
+      }, decision.delayMs);
+      this.timers.add(timer);
+    } else {
+      this.forward(msg, copies, decision.reorder);
+    }
+  }
+
+  /**
+   * Delivers a message on its link, or holds it back until the next message on the
+   * link has been delivered (reorder). A message arriving while another is held is the
+   * "next one": it goes first, then the held one, so reordering swaps neighbours.
+   */
+  private forward(msg: MsgFrame, copies: number, reorder: boolean): void {
+    const link = `${msg.from}\u0000${msg.to}`;
+    const held = this.held.get(link);
+    if (reorder && held === undefined) {
+      const holdMs = this.opts.reorderHoldMs ?? DEFAULT_REORDER_HOLD_MS;
+      this.fault('reorder', msg, { reason: 'rule', holdMs });
+      const timer = setTimeout(() => this.release(link), holdMs);
+      this.held.set(link, { msg, copies, timer });
+      return;
+    }
+    this.deliver(msg, copies);
+    if (held !== undefined) this.release(link);
+  }
+
+  private release(link: string): void {
+    const held = this.held.get(link);
+    if (held === undefined) return;
+    clearTimeout(held.timer);
+    this.held.delete(link);
+    this.deliver(held.msg, held.copies);
+  }
+
+  private deliver(msg: MsgFrame, copies: number): void {
+    const target = this.endpoints.get(msg.to);
+    if (target === undefined) {
+      this.fault('drop', msg, { reason: 'unreachable' });
+      return;
+    }
+    const line = encodeFrame(msg satisfies FromRouterFrame);
+    for (let copy = 0; copy < copies; copy++) {
+      target.socket.write(line);
+      this.write('deliver', msg, copies > 1 ? { copy: copy + 1 } : {});
+    }
+  }
+
+  private fault(action: 'drop' | 'duplicate' | 'delay' | 'reorder', msg: MsgFrame, fields: Record<string, string | number>): void {
+    this.write(action, msg, fields);
+    this.opts.emit({
+      ts: this.opts.now(),
+      node: 'router',
+      kind: 'fault',
+      level: action === 'drop' ? 'warn' : 'info',
+      msg: action,
+      msgId: msg.msgId,
+      peer: msg.to,
+      fields: { from: msg.from, to: msg.to, type: msg.type, ...fields },
+    });
+  }
+
+  private warn(msg: string): void {
+    this.opts.emit({ ts: this.opts.now(), node: 'router', kind: 'log', level: 'warn', msg });
+  }
+
+  private write(action: RecordAction, msg: MsgFrame, extra: Record<string, unknown>): void {
+    if (this.closed) return;
+    const { msgId, from, to, type } = msg;
+    this.record?.write(JSON.stringify({ ts: this.opts.now(), action, msgId, from, to, type, ...extra }) + '\n');
+  }
+}
