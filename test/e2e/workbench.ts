@@ -1,0 +1,100 @@
+// Playwright helpers for driving VS Code's workbench in headless Chromium.
+import * as fs from 'node:fs';
+import { chromium, type Browser, type BrowserServer, type Locator, type Page } from 'playwright-core';
+
+export function chromiumPath(): string {
+  return process.env.DDBENCH_CHROMIUM ?? '/usr/bin/chromium';
+}
+
+/** The flags ENVIRONMENT.md checked on these machines. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface HeadlessBrowser {
+  browser: Browser;
+  /** Kept so the browser process can be killed even when close() hangs. */
+  server: BrowserServer;
+}
+
+export async function launchBrowser(): Promise<HeadlessBrowser> {
+  if (!fs.existsSync(chromiumPath())) throw new Error(`no Chromium at ${chromiumPath()}`);
+  const server = await chromium.launchServer({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  try {
+    return { server, browser: await chromium.connect(server.wsEndpoint()) };
+  } catch (err) {
+    await server.kill();
+    throw err;
+  }
+}
+
+export async function closeBrowser(b: HeadlessBrowser): Promise<void> {
+  await withTimeout(b.browser.close(), 10_000).catch(() => undefined);
+  await b.server.kill();
+}
+
+export async function waitForWorkbench(page: Page): Promise<void> {
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  // The activity bar is filled once the extension host has registered view containers.
+  await page.locator('.part.activitybar').waitFor({ timeout: 90_000 });
+}
+
+/** A view pane of the side bar, by its title ("Bugs", "Cluster", "Folders"...). */
+export function sidebarPane(page: Page, title: string): Locator {
+  return page.locator('.part.sidebar .pane', { has: page.locator(`.pane-header[aria-label="${title} Section"]`) });
+}
+
+export function treeRows(pane: Locator): Locator {
+  return pane.locator('.monaco-list-row[role="treeitem"]');
+}
+
+/**
+ * Every row label of a (virtualised) tree: only visible rows are in the DOM, so page
+ * through it from the top until a page adds nothing new.
+ */
+export async function collectTreeLabels(page: Page, pane: Locator): Promise<string[]> {
+  const labels = new Set<string>();
+  const rows = treeRows(pane);
+  await rows.first().waitFor();
+  // Focus the list without clicking: a click would toggle a group or run an item's command.
+  await pane.locator('.monaco-list').first().focus();
+  await page.keyboard.press('Home');
+  for (let unchanged = 0; unchanged < 2; ) {
+    const before = labels.size;
+    for (const label of await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''))) labels.add(label);
+    unchanged = labels.size === before ? unchanged + 1 : 0;
+    await page.keyboard.press('PageDown');
+  }
+  return [...labels];
+}
+
+/** Runs a command through the command palette by its full title ("DDBench: Open Bug"). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ timeout: 30_000 });
+  await input.fill(`>${title}`);
+  await pickQuickItem(page, title);
+}
+
+/** Picks the quick-input row whose label starts with `label`. */
+export async function pickQuickItem(page: Page, label: string): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
