@@ -1,0 +1,23 @@
+import { loadCatalog } from '../../core/bugs/catalog';
+import { EXIT, printJson, say } from '../output';
+
+export async function commandBugs(o: { json?: boolean }): Promise<number> {
+  const catalog = await loadCatalog();
+  if (o.json) {
+    printJson({
+      root: catalog.root,
+      bugs: catalog.bugs.map((b) => ({ id: b.id, title: b.title, system: b.system, tier: b.tier, difficulty: b.difficulty, categories: b.categories, modelledAfter: b.modelledAfter })),
+      problems: catalog.problems,
+    });
+  } else {
+    const rows = catalog.bugs.map((b) => [b.id, b.system, `${b.tier} (${b.difficulty})`, b.categories.join(','), `${b.modelledAfter.id}`, b.title]);
+    const head = ['BUG', 'SYSTEM', 'TIER', 'CATEGORIES', 'UPSTREAM', 'TITLE'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    say(fmt(head));
+    for (const r of rows) say(fmt(r));
+    say(`\n${catalog.bugs.length} bugs from ${catalog.systems.length} systems in ${catalog.root}`);
+    for (const p of catalog.problems) say(`problem: ${p}`);
+  }
+  return catalog.problems.length ? EXIT.failed : EXIT.ok;
+}

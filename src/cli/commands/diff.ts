@@ -1,0 +1,7 @@
+import { workspaceDiff } from '../../core/repro/verify';
+import { EXIT } from '../output';
+
+export async function commandDiff(dir: string): Promise<number> {
+  process.stdout.write(await workspaceDiff(dir));
+  return EXIT.ok;
+}

@@ -1,0 +1,41 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { findBug, loadCatalog } from '../../core/bugs/catalog';
+import { defaultWorkspacesDir, isWorkspace, openWorkspace, readWorkspace } from '../../core/bugs/workspace';
+import { UserError } from '../../core/errors';
+import { formatEvent } from '../../core/repro/evidence';
+import { launchWorkspaceCluster } from '../../core/repro/launch';
+import { EXIT, progress, say } from '../output';
+
+/** A workspace folder as given, or the default workspace of a bug id (opened when missing). */
+async function workspaceFor(target: string): Promise<string> {
+  if (fs.existsSync(target)) {
+    if (!isWorkspace(target)) throw new UserError(`${path.resolve(target)} is not a DDBench workspace; give a bug id or a folder made by \`ddbench open\``);
+    return path.resolve(target);
+  }
+  const catalog = await loadCatalog();
+  const bug = findBug(catalog, target);
+  const dir = path.join(defaultWorkspacesDir(), bug.id);
+  if (isWorkspace(dir) && (await readWorkspace(dir)).bugId === bug.id) return dir;
+  return openWorkspace(catalog, bug.id, dir);
+}
+
+export async function commandUp(target: string, o: { seed?: number; inspect?: boolean; quiet?: boolean }): Promise<number> {
+  const dir = await workspaceFor(target);
+  progress(`launching the cluster of ${dir} …`);
+  const cluster = await launchWorkspaceCluster(dir, { seed: o.seed, inspect: o.inspect });
+  for (const n of cluster.nodes()) {
+    say(`  ${n.id.padEnd(6)} ${n.status.padEnd(8)} pid ${n.pid ?? '-'}${n.statePort ? `  state http://127.0.0.1:${n.statePort}/state` : ''}${n.inspectPort ? `  inspector 127.0.0.1:${n.inspectPort}` : ''}`);
+  }
+  say(`events: ${path.join(cluster.runDir, 'events.jsonl')}`);
+  say('Ctrl-C stops the cluster.\n');
+  if (!o.quiet) cluster.onEvent((e) => say(formatEvent(e)));
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  progress('\nstopping …');
+  await cluster.stop();
+  progress('stopped; no node is left running.');
+  return EXIT.ok;
+}

@@ -1,0 +1,38 @@
+import { findBug, loadCatalog } from '../../core/bugs/catalog';
+import { validateBug, type ValidationResult } from '../../core/repro/verify';
+import { EXIT, printJson, progress, say, type RunOpts } from '../output';
+import { trialLine } from '../report';
+
+export async function commandValidate(ids: string[], o: RunOpts & { keepRuns?: string }): Promise<number> {
+  const catalog = await loadCatalog();
+  const bugs = ids.length ? ids.map((id) => findBug(catalog, id)) : catalog.bugs;
+  const started = Date.now();
+  const results: ValidationResult[] = [];
+  for (const bug of bugs) {
+    if (!o.json) say(`${bug.id}: validating…`);
+    const r = await validateBug(catalog, bug, {
+      trials: o.trials,
+      seed: o.seed,
+      concurrency: o.concurrency,
+      keepRuns: o.keepRuns,
+      onTrial: (t, done, total) => progress(`  [${done}/${total}]${trialLine(t)}`),
+    });
+    results.push(r);
+    if (!o.json) {
+      say(`${bug.id}: ${r.ok ? 'OK' : 'FAILED'} — buggy fails ${pct(r.buggyFailureRate)} (${r.buggy.failed}/${r.buggy.trials.length}), fixed passes ${r.fixed.passed}/${r.fixed.trials.length}`);
+      for (const p of r.problems) say(`  problem: ${p}`);
+    }
+  }
+  const ok = results.every((r) => r.ok) && catalog.problems.length === 0;
+  const seconds = (Date.now() - started) / 1000;
+  if (o.json) printJson({ ok, seconds, bugs: results, catalogProblems: catalog.problems });
+  else {
+    for (const p of catalog.problems) say(`catalogue problem: ${p}`);
+    say(`\n${results.filter((r) => r.ok).length}/${results.length} bugs valid in ${seconds.toFixed(0)} s`);
+  }
+  return ok ? EXIT.ok : EXIT.failed;
+}
+
+function pct(x: number): string {
+  return `${Math.round(x * 100)}%`;
+}

@@ -1,0 +1,35 @@
+import * as path from 'node:path';
+import { UserError } from '../../core/errors';
+import { verifyFix, type FixSource } from '../../core/repro/verify';
+import { EXIT, printJson, progress, say, type RunOpts } from '../output';
+import { printFirstFailure, summaryLine, trialLine } from '../report';
+
+export async function commandVerify(dir: string, o: RunOpts & { patch?: string; reference?: boolean }): Promise<number> {
+  if (o.patch && o.reference) throw new UserError('give either --patch FILE or --reference, not both');
+  const source: FixSource = o.reference ? { kind: 'reference' } : o.patch ? { kind: 'patch', file: path.resolve(o.patch) } : { kind: 'workspace' };
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const r = await verifyFix(dir, source, {
+      trials: o.trials,
+      seed: o.seed,
+      concurrency: o.concurrency,
+      signal: controller.signal,
+      onTrial: (t, done, total) => progress(`[${done}/${total}]${trialLine(t)}`),
+    });
+    if (o.json) printJson(r);
+    else {
+      say(`patch: ${r.patch.files.join(', ')}${r.patch.fuzz ? ` (applied with ${r.patch.fuzz} lines of context tolerance)` : ''}`);
+      say(summaryLine('reproducer', r));
+      for (const g of r.regression) say(summaryLine('regression', g));
+      await printFirstFailure(r);
+      for (const g of r.regression) await printFirstFailure(g);
+      say(r.verified ? `\nVERIFIED: ${r.bugId} is fixed by this patch.` : `\nNOT VERIFIED: ${r.bugId}.`);
+      say(`runs: ${r.runDir}`);
+    }
+    return r.verified ? EXIT.ok : EXIT.failed;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

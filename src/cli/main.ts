@@ -1,0 +1,93 @@
+import { Command } from 'commander';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { commandBugs } from './commands/bugs';
+import { commandDemo } from './commands/demo';
+import { commandDiff } from './commands/diff';
+import { commandOpen } from './commands/open';
+import { commandRepro } from './commands/repro';
+import { commandUp } from './commands/up';
+import { commandValidate } from './commands/validate';
+import { commandVerify } from './commands/verify';
+import { packageRoot } from '../core/paths';
+import { EXIT, parseCount, runCommand, type RunOpts } from './output';
+
+const version = (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+
+const program = new Command('ddbench')
+  .description('Practise, study and demo the repair of distributed-system bugs.')
+  .version(version)
+  .showHelpAfterError('(run with --help for usage)')
+  // Usage errors exit 2, like every other input a user can fix; help and version exit 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : EXIT.usage));
+
+program
+  .command('bugs')
+  .description('list the bug set')
+  .option('--json', 'machine-readable output')
+  .action((o: { json?: boolean }) => runCommand(() => commandBugs(o)));
+
+program
+  .command('open')
+  .description('materialise a bug workspace (its buggy source, ISSUE.md and .ddbench/) and print its path')
+  .argument('<bug>', 'bug id (see `ddbench bugs`)')
+  .option('--dir <dir>', 'folder to create (default: ~/ddbench-workspaces/<bug>, or $DDBENCH_WORKSPACES/<bug>)')
+  .option('--json', 'machine-readable output')
+  .action((bug: string, o: { dir?: string; json?: boolean }) => runCommand(() => commandOpen(bug, o)));
+
+program
+  .command('up')
+  .description('launch the cluster of a bug or workspace, show its nodes and live events; Ctrl-C stops it cleanly')
+  .argument('<bug|dir>', 'a bug id (opens or reuses its default workspace) or a workspace folder')
+  .option('--seed <n>', 'seed for the nodes and router', parseCount('--seed', 0))
+  .option('--inspect', 'start each node with the Node.js inspector on a free port')
+  .option('--quiet', 'do not print live events')
+  .action((target: string, o: { seed?: number; inspect?: boolean; quiet?: boolean }) => runCommand(() => commandUp(target, o)));
+
+program
+  .command('repro')
+  .description("run the bug's reproducer against the workspace's code; exit 0 when every trial passes, 1 when any fails")
+  .argument('<dir>', 'workspace folder')
+  .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
+  .option('--seed <n>', 'seed of the first trial; trial i uses seed+i', parseCount('--seed', 0))
+  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--json', 'machine-readable output')
+  .action((dir: string, o: RunOpts) => runCommand(() => commandRepro(dir, o)));
+
+program
+  .command('verify')
+  .description("apply a fix to a scratch copy of the bug's code (never the workspace) and run the reproducer and regression checks")
+  .argument('<dir>', 'workspace folder')
+  .option('--patch <file>', 'unified diff against the bug\'s original code')
+  .option('--reference', "use the bug's own fix (for validating the set)")
+  .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
+  .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
+  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--json', 'machine-readable output')
+  .addHelpText('after', '\nWith neither --patch nor --reference, the workspace\'s own changes (as `ddbench diff` prints them) are verified.')
+  .action((dir: string, o: RunOpts & { patch?: string; reference?: boolean }) => runCommand(() => commandVerify(dir, o)));
+
+program
+  .command('diff')
+  .description("print the workspace's changes to the bug's original code as a unified diff")
+  .argument('<dir>', 'workspace folder')
+  .action((dir: string) => runCommand(() => commandDiff(dir)));
+
+program
+  .command('validate')
+  .description('check bugs of the set: the reproducer fails on the buggy code in >=90% of trials and passes on the fix in 100%')
+  .argument('[bug...]', 'bug ids (default: all)')
+  .option('--trials <n>', "trials per code version (default: each bug's)", parseCount('--trials', 1))
+  .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
+  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--keep-runs <dir>', 'keep every trial\'s events under this folder')
+  .option('--json', 'machine-readable output')
+  .action((bugs: string[], o: RunOpts & { keepRuns?: string }) => runCommand(() => commandValidate(bugs, o)));
+
+program
+  .command('demo')
+  .description('the main job on a fresh machine: open the first bug, show its failing reproducer with evidence, verify the reference fix')
+  .option('--trials <n>', 'trials per step', parseCount('--trials', 1))
+  .action((o: { trials?: number }) => runCommand(() => commandDemo(o)));
+
+program.parseAsync(process.argv);

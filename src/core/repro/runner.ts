@@ -1,0 +1,74 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { SystemEntry } from '../bugs/catalog';
+import { resolveWorkspace, runsDir } from './launch';
+import { newRunId } from './runid';
+import { DEFAULT_SEED, runTrial, type TrialResult } from './trial';
+
+export type { TrialResult, Verdict } from './trial';
+
+export interface TrialsOptions {
+  trials: number;
+  /** Seed of the first trial; trial i uses seed + i. */
+  seed?: number;
+  /** Trials run at once, each on its own cluster and ports. Defaults to the core count. */
+  concurrency?: number;
+  onTrial?: (t: TrialResult, done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface TrialsResult {
+  scenario: string;
+  trials: TrialResult[];
+  passed: number;
+  failed: number;
+}
+
+/** Runs seeded trials of one scenario against `sourceDir`, in parallel, each under `runDir/<scenario>-<i>`. */
+export async function runScenarioTrials(
+  system: SystemEntry,
+  sourceDir: string,
+  scenario: string,
+  runDir: string,
+  opts: TrialsOptions,
+): Promise<TrialsResult> {
+  const seed = opts.seed ?? DEFAULT_SEED;
+  const total = opts.trials;
+  const concurrency = Math.max(1, Math.min(opts.concurrency ?? os.cpus().length, total));
+  const results: TrialResult[] = new Array(total);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < total && !opts.signal?.aborted) {
+      const index = next++;
+      const r = await runTrial({
+        index,
+        system,
+        sourceDir,
+        scenario,
+        seed: seed + index,
+        runDir: path.join(runDir, `${scenario}-${index}`),
+        signal: opts.signal,
+      });
+      results[index] = r;
+      opts.onTrial?.(r, ++done, total);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const ran = results.filter((r) => r !== undefined);
+  return { scenario, trials: ran, passed: ran.filter((r) => r.verdict === 'pass').length, failed: ran.filter((r) => r.verdict !== 'pass').length };
+}
+
+export interface ReproResult extends TrialsResult {
+  bugId: string;
+  runDir: string;
+}
+
+/** Runs the bug's reproducer against the workspace's current code. */
+export async function runReproducer(dir: string, opts: Partial<TrialsOptions> = {}): Promise<ReproResult> {
+  const ws = await resolveWorkspace(dir);
+  const runDir = path.join(runsDir(ws.info.dir), `repro-${newRunId()}`);
+  const trials = opts.trials ?? ws.bug.manifest.reproducer.trials;
+  const r = await runScenarioTrials(ws.system, ws.info.dir, ws.bug.manifest.reproducer.scenario, runDir, { ...opts, trials });
+  return { bugId: ws.bug.id, runDir, ...r };
+}
