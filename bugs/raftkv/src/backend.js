@@ -9,13 +9,14 @@ export class Backend {
   /** @param {any} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
+    this.disk = rt.disk;
     this.batchInterval = Number(rt.config.batchIntervalMs ?? 100);
     this.batchLimit = Number(rt.config.batchLimit ?? 10000);
     /** @type {Map<string, Map<string, any>>} */
     this.buckets = new Map();
     /** @type {Array<[string, string, any]>} */
     this.pending = [];
-    for (const line of (rt.disk.read(DB_FILE) ?? '').split('\n')) {
+    for (const line of (this.disk.read(DB_FILE) ?? '').split('\n')) {
       if (!line) continue;
       let ops;
       try {
@@ -57,8 +58,8 @@ export class Backend {
   /** Commits the batch transaction: all its writes reach the disk together. */
   commit() {
     if (this.pending.length === 0) return;
-    this.rt.disk.append(DB_FILE, JSON.stringify(this.pending) + '\n');
-    this.rt.disk.sync();
+    this.disk.append(DB_FILE, JSON.stringify(this.pending) + '\n');
+    this.disk.sync();
     this.pending = [];
   }
 

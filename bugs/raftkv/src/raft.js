@@ -251,7 +251,8 @@ export class Raft {
         return;
       }
       if (type === 'MsgPreVote' || (type === 'MsgPreVoteResp' && !m.reject)) {
-        // A pre-vote asks about a future term; it never moves ours.
+        // A pre-vote, and a granted answer to ours, carry a future term: they never move ours.
+        // A rejection carries the rejecter's term, which we adopt below.
       } else {
         const lead = type === 'MsgApp' || type === 'MsgHeartbeat' ? from : None;
         this.becomeFollower(m.term, lead);
@@ -261,6 +262,7 @@ export class Raft {
         // Tell a stale leader about the newer term so it steps down.
         this.send(from, 'MsgAppResp', { term: this.term, index: 0 });
       } else if (type === 'MsgPreVote') {
+        // Reject a stale pre-candidate with our term, so it can catch up.
         this.send(from, 'MsgPreVoteResp', { term: this.term, reject: true });
       }
       return;
