@@ -11,17 +11,29 @@ export class ProgressTimeout extends Error {
   }
 }
 
-/** The live implementation of ScenarioContext over a started cluster. */
-export function liveContext(cluster: Cluster, seed: number, nodes: readonly string[]): ScenarioContext & { dispose(): void } {
+/** Where a scenario's waits run: real timers live, the scheduler's virtual timers in simulation. */
+export interface ScenarioClock {
+  setTimer(ms: number, fn: () => void): { cancel(): void };
+}
+
+export const realClock: ScenarioClock = {
+  setTimer(ms, fn) {
+    const t = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(t) };
+  },
+};
+
+/** ScenarioContext over a started cluster; the same for live and simulated runs but for the clock. */
+export function clusterContext(cluster: Cluster, seed: number, nodes: readonly string[], clock: ScenarioClock = realClock): ScenarioContext & { dispose(): void } {
   const random = seededRandom(seed, 'scenario');
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Set<{ cancel(): void }>();
   const unsubscribers = new Set<() => void>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
+      const t = clock.setTimer(ms, () => {
         timers.delete(t);
         resolve();
-      }, ms);
+      });
       timers.add(t);
     });
   const harness = (kind: Event['kind'], msg: string, fields?: Record<string, unknown>, level?: Event['level']) =>
@@ -43,15 +55,15 @@ export function liveContext(cluster: Cluster, seed: number, nodes: readonly stri
           finish();
           resolve(e);
         });
-        const timer = setTimeout(() => {
+        const timer = clock.setTimer(timeoutMs, () => {
           finish();
           harness('check', `progress: ${description}`, { ok: false, timeoutMs }, 'error');
           reject(new ProgressTimeout(description, timeoutMs));
-        }, timeoutMs);
+        });
         timers.add(timer);
         unsubscribers.add(unsubscribe);
         function finish() {
-          clearTimeout(timer);
+          timer.cancel();
           timers.delete(timer);
           unsubscribe();
           unsubscribers.delete(unsubscribe);
@@ -77,7 +89,7 @@ export function liveContext(cluster: Cluster, seed: number, nodes: readonly stri
       if (!ok) throw new InvariantViolation(name, details);
     },
     dispose() {
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers) t.cancel();
       for (const u of unsubscribers) u();
       timers.clear();
       unsubscribers.clear();

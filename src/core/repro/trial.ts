@@ -4,7 +4,7 @@ import { createCluster } from '../cluster';
 import type { Json } from '../../runtime/types';
 import type { SystemEntry } from '../bugs/catalog';
 import { scenarioFile } from '../bugs/catalog';
-import { liveContext, ProgressTimeout } from './context';
+import { clusterContext, ProgressTimeout } from './context';
 import { InvariantViolation } from './scenario';
 import { loadScenario } from './scenario-loader';
 
@@ -48,7 +48,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   const base = { index: spec.index, scenario: spec.scenario, seed: spec.seed, eventsFile };
   let result: TrialResult;
   let cluster: ReturnType<typeof createCluster> | undefined;
-  let ctx: ReturnType<typeof liveContext> | undefined;
+  let ctx: ReturnType<typeof clusterContext> | undefined;
   try {
     const scenario = await loadScenario(scenarioFile(spec.system, spec.scenario));
     const m = spec.system.manifest;
@@ -61,7 +61,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
       seed: spec.seed,
     });
     await cluster.start();
-    ctx = liveContext(cluster, spec.seed, m.nodes);
+    ctx = clusterContext(cluster, spec.seed, m.nodes);
     await withTimeout(scenario.run(ctx), scenario.timeoutMs, spec.signal);
     cluster.emit({ node: 'harness', kind: 'check', level: 'info', msg: 'trial passed', fields: { ok: true } });
     result = { ...base, verdict: 'pass', durationMs: Date.now() - started };
