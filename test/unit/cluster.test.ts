@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { createCluster, ProcessCluster, reapLeftovers, registryDir } from '../../src/core/cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { Event } from '../../src/core/events/event';
 import type { Json } from '../../src/runtime/types';
 import { ensureLiveHost } from '../fixtures/live-host-build';
-import { isGone, isListening, processState, waitUntilGone } from '../fixtures/processes';
+import { isGone, isListening, processState, registryFileFor, waitUntilGone } from '../fixtures/processes';
 
 const fixtures = path.resolve(__dirname, '..', 'fixtures');
 const echoDir = path.join(fixtures, 'echo-system');
@@ -226,8 +227,7 @@ describe('process cluster', function () {
       for (const pid of pids) assert.throws(() => process.kill(pid, 0), /ESRCH/);
       for (const port of [...ports, routerPort]) assert.equal(await isListening(port), false, `port ${port}`);
       assert.deepEqual(cluster.nodes().map((n) => n.status), ['stopped', 'stopped', 'exited']);
-      const registries = fs.readdirSync(registryDir()).map((f) => fs.readFileSync(path.join(registryDir(), f), 'utf8'));
-      assert.ok(!registries.some((r) => r.includes(JSON.stringify(runDir))));
+      assert.equal(registryFileFor(registryDir(), runDir), undefined);
       const lines = fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').trim().split('\n');
       assert.equal(lines.length, cluster.events().length);
       for (const line of lines) Event.parse(JSON.parse(line));
@@ -295,8 +295,8 @@ describe('process cluster', function () {
       }
     });
 
-    it('reaps the nodes of a harness that was killed', async function () {
-      const runDir = newRunDir();
+    /** Starts the dying-harness fixture; resolves with it and its nodes' pids (n2 paused). */
+    async function startHarness(runDir: string): Promise<{ harness: ChildProcessByStdio<null, Readable, null>; pids: number[] }> {
       const harness = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(fixtures, 'dying-harness.ts'), runDir], {
         cwd: path.resolve(__dirname, '..', '..'),
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -311,7 +311,25 @@ describe('process cluster', function () {
         harness.once('exit', (code) => reject(new Error(`harness exited early with ${code}`)));
       });
       assert.equal(pids.length, 2);
-      const registryFile = fs.readdirSync(registryDir()).find((f) => fs.readFileSync(path.join(registryDir(), f), 'utf8').includes(JSON.stringify(runDir)));
+      return { harness, pids };
+    }
+
+    it('kills its nodes when the harness gets SIGTERM', async () => {
+      const runDir = newRunDir();
+      const { harness, pids } = await startHarness(runDir);
+      const exited = new Promise((resolve) => harness.once('exit', (_code, signal) => resolve(signal)));
+      harness.kill('SIGTERM');
+      // The hook re-raises the signal, so the harness still dies of it.
+      assert.equal(await exited, 'SIGTERM');
+      // The paused n2 cannot exit by itself: only the harness's hook can have killed it.
+      for (const pid of pids) await waitUntilGone(pid);
+      assert.equal(registryFileFor(registryDir(), runDir), undefined);
+    });
+
+    it('reaps the nodes of a harness that was killed', async () => {
+      const runDir = newRunDir();
+      const { harness, pids } = await startHarness(runDir);
+      const registryFile = registryFileFor(registryDir(), runDir);
       assert.ok(registryFile !== undefined, 'the harness registered its run');
       harness.kill('SIGKILL');
       await new Promise((resolve) => harness.once('exit', resolve));

@@ -275,7 +275,8 @@ export class ProcessCluster implements Cluster {
   }
 
   emit(e: Omit<Event, 'id' | 'ts'> & { ts?: number }): Event {
-    return this.log.add({ ...e, ts: e.ts ?? this.now() });
+    const { ts, ...rest } = e;
+    return this.log.add({ ts: ts ?? this.now(), ...rest });
   }
 
   now(): number {
