@@ -10,7 +10,8 @@ CODE_SERVER_VERSION=4.100.3
 CACHE_DIR="${DDBENCH_E2E_CACHE:-$HOME/.cache/ddbench-e2e}"
 INSTALL_DIR="$CACHE_DIR/code-server-$CODE_SERVER_VERSION"
 MARKER="$INSTALL_DIR/.ddbench-installed"
-APT_PACKAGES=(libkrb5-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium)
+# The recipe's packages, plus the compilers its native rebuilds assume.
+APT_PACKAGES=(libkrb5-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium g++ make python3)
 
 log() { printf 'setup-e2e: %s\n' "$*"; }
 

@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
-import { findBug } from '../core/bugs/catalog';
-import { readWorkspace, type WorkspaceInfo } from '../core/bugs/workspace';
-import type { Cluster, NodeStatus } from '../core/cluster/types';
+import { DDBENCH_DIR, readWorkspace, type WorkspaceInfo } from '../core/bugs/workspace';
+import type { Cluster, NodeInfo, NodeStatus } from '../core/cluster/types';
 import { UserError } from '../core/errors';
-import { BugsTreeProvider } from './bugsView';
+import { BugsTreeProvider, type BugsNode } from './bugsView';
 import { CatalogStore } from './catalogStore';
 import { ClusterSession } from './clusterSession';
 import { ClusterTreeProvider } from './clusterView';
@@ -20,7 +19,13 @@ type Handler = (arg?: unknown) => Promise<void> | void;
 /** Kept for deactivate(), which gets no context: the running cluster must not outlive the window. */
 let activeSession: ClusterSession | undefined;
 
-export function activate(context: vscode.ExtensionContext): void {
+/** What activate() returns: the trees, so the @vscode/test-electron suite can read what the views show. */
+export interface DDBenchApi {
+  readonly bugsTree: vscode.TreeDataProvider<BugsNode>;
+  readonly clusterTree: vscode.TreeDataProvider<NodeInfo>;
+}
+
+export function activate(context: vscode.ExtensionContext): DDBenchApi {
   const output = vscode.window.createOutputChannel('DDBench');
   const settings = () => parseSettings((key) => vscode.workspace.getConfiguration().get(key));
   const store = new CatalogStore((problem) => output.appendLine(`[bug set] ${problem}`));
@@ -71,8 +76,7 @@ export function activate(context: vscode.ExtensionContext): void {
     runReproducer: async () => {
       const workspace = requireWorkspace();
       const s = settings();
-      const trials = s.trials ?? findBug(await store.get(), workspace.bugId).manifest.reproducer.trials;
-      await runReproducerWithProgress(output, { workspace, trials, concurrency: s.concurrency });
+      await runReproducerWithProgress(output, { workspace, trials: s.trials, concurrency: s.concurrency });
     },
     killNode: onNode('Kill', (s) => s !== 'stopped' && s !== 'exited', (c, id) => c.kill(id)),
     restartNode: onNode('Restart', () => true, (c, id) => c.restart(id)),
@@ -109,8 +113,11 @@ export function activate(context: vscode.ExtensionContext): void {
 
   context.subscriptions.push(
     session.onDidChange(() => void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.clusterRunning, session.running !== undefined)),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => void detectWorkspace()),
+    vscode.workspace.onDidChangeWorkspaceFolders(redetect),
   );
+  // A workspace materialised into an open folder (Open Bug there, or `ddbench open` in the terminal) counts at once.
+  const marker = vscode.workspace.createFileSystemWatcher(`**/${DDBENCH_DIR}/workspace.json`);
+  context.subscriptions.push(marker, marker.onDidCreate(redetect), marker.onDidDelete(redetect));
 
   /** The first workspace folder that is a bug workspace drives launch, reproducer and the status bar. */
   async function detectWorkspace(): Promise<void> {
@@ -122,7 +129,11 @@ export function activate(context: vscode.ExtensionContext): void {
     bugsTree.refresh();
     if (bugWorkspace) await showPendingIssue(context, bugWorkspace.dir);
   }
-  void detectWorkspace().catch((err: unknown) => reportError(output, 'Detecting the bug workspace', err));
+  function redetect(): void {
+    detectWorkspace().catch((err: unknown) => reportError(output, 'Detecting the bug workspace', err));
+  }
+  redetect();
+  return { bugsTree, clusterTree };
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -32,13 +32,13 @@ export async function openBug(
       { location: vscode.ProgressLocation.Notification, title: `DDBench: creating the ${bug.id} workspace` },
       () => openWorkspace(catalog, bug.id, target.dir),
     );
-    await context.globalState.update(PENDING_ISSUE_KEY, target.dir);
   }
   const uri = vscode.Uri.file(target.dir);
   if (vscode.workspace.workspaceFolders?.some((f) => f.uri.fsPath === uri.fsPath)) {
     await showIssue(target.dir);
     return;
   }
+  if (target.create) await context.globalState.update(PENDING_ISSUE_KEY, target.dir);
   await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: false });
 }
 

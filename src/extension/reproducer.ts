@@ -4,7 +4,8 @@ import { runReproducer, type ReproResult, type TrialResult } from '../core/repro
 
 export interface ReproducerRun {
   workspace: WorkspaceInfo;
-  trials: number;
+  /** Undefined runs the bug's own count (bug.json). */
+  trials: number | undefined;
   concurrency: number | undefined;
 }
 
@@ -14,7 +15,7 @@ export interface ReproducerRun {
  */
 export async function runReproducerWithProgress(output: vscode.OutputChannel, run: ReproducerRun): Promise<void> {
   const { workspace, trials } = run;
-  output.appendLine(`\n=== Reproducer for ${workspace.bugId}: ${trials} trial(s) in ${workspace.dir}`);
+  output.appendLine(`\n=== Reproducer for ${workspace.bugId} in ${workspace.dir}`);
   output.show(true);
   const abort = new AbortController();
   let passed = 0;
@@ -25,7 +26,7 @@ export async function runReproducerWithProgress(output: vscode.OutputChannel, ru
       { location: vscode.ProgressLocation.Notification, title: `DDBench: reproducer for ${workspace.bugId}`, cancellable: true },
       (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
-        progress.report({ message: `0/${trials} trials` });
+        progress.report({ message: 'starting the first trial' });
         return runReproducer(workspace.dir, {
           trials,
           concurrency: run.concurrency,
