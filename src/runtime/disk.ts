@@ -19,7 +19,7 @@ type PendingChange = { kind: 'replace'; data: string } | { kind: 'append'; data:
 const SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]+$/;
 
 /** File names are relative paths of plain segments, so a system cannot escape its data folder. */
-export function checkFileName(file: string): void {
+function checkFileName(file: string): void {
   if (!file.split('/').every((segment) => SEGMENT.test(segment))) {
     throw new Error(`invalid file name ${JSON.stringify(file)}: use relative paths of letters, digits, '.', '_' and '-'`);
   }

@@ -119,6 +119,17 @@ describe('process cluster', function () {
       assert.match(records, new RegExp(`"action":"deliver","msgId":"${ping?.msgId}"`));
     });
 
+    it('runs system timers', async () => {
+      assert.equal(field(await client.request('n1', 'timer', { ms: 5 }, REPLY_MS), 'fired'), true);
+    });
+
+    it('turns output that is not an event into log events', async () => {
+      await client.request('n1', 'print', {}, REPLY_MS);
+      const out = await waitForEvent(cluster, (e) => e.node === 'n1' && e.msg === 'plain stdout line');
+      const err = await waitForEvent(cluster, (e) => e.node === 'n1' && e.msg === 'plain stderr line');
+      assert.deepEqual([out.kind, out.level, err.kind, err.level], ['log', 'info', 'log', 'error']);
+    });
+
     it('serves each node\'s exposed state', async () => {
       const state = await cluster.state('n2');
       assert.equal(field(state, 'id'), 'n2');

@@ -22,11 +22,6 @@ export interface RouterOptions {
 
 export type EndpointInfo = Omit<HelloFrame, 't'>;
 
-interface Endpoint {
-  info: EndpointInfo;
-  socket: net.Socket;
-}
-
 interface HeldMessage {
   msg: MsgFrame;
   copies: number;
@@ -47,12 +42,12 @@ const DEFAULT_REORDER_HOLD_MS = 500;
 export class Router {
   private readonly server = net.createServer((socket) => this.accept(socket));
   private readonly sockets = new Set<net.Socket>();
-  private readonly endpoints = new Map<string, Endpoint>();
+  /** Connected endpoints by name. */
+  private readonly endpoints = new Map<string, net.Socket>();
   private readonly held = new Map<string, HeldMessage>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly skews = new Map<string, number>();
   private readonly helloListeners = new Set<(info: EndpointInfo) => void>();
-  private readonly goneListeners = new Set<(name: string) => void>();
   private readonly record: fs.WriteStream | undefined;
   private groups = new Map<string, number>();
   private rules: LinkFault[] = [];
@@ -83,16 +78,6 @@ export class Router {
     return () => this.helloListeners.delete(listener);
   }
 
-  /** Calls `listener` when a connected endpoint's connection closes. */
-  onDisconnect(listener: (name: string) => void): () => void {
-    this.goneListeners.add(listener);
-    return () => this.goneListeners.delete(listener);
-  }
-
-  connected(): EndpointInfo[] {
-    return [...this.endpoints.values()].map((e) => e.info);
-  }
-
   partition(groups: string[][]): void {
     this.groups = partitionIndex(groups);
   }
@@ -113,7 +98,7 @@ export class Router {
   /** Sets an endpoint's clock offset; remembered, so a reconnecting (restarted) node gets it again. */
   setSkew(endpoint: string, offsetMs: number): void {
     this.skews.set(endpoint, offsetMs);
-    this.endpoints.get(endpoint)?.socket.write(encodeFrame({ t: 'skew', offsetMs }));
+    this.endpoints.get(endpoint)?.write(encodeFrame({ t: 'skew', offsetMs }));
   }
 
   /** Stops listening, drops held and delayed messages, and closes every connection. */
@@ -160,10 +145,7 @@ export class Router {
     });
     socket.on('close', () => {
       this.sockets.delete(socket);
-      if (name !== undefined && this.endpoints.get(name)?.socket === socket) {
-        this.endpoints.delete(name);
-        for (const listener of this.goneListeners) listener(name);
-      }
+      if (name !== undefined && this.endpoints.get(name) === socket) this.endpoints.delete(name);
     });
   }
 
@@ -173,9 +155,9 @@ export class Router {
     if (previous !== undefined) {
       // A restarted node can say hello before the router saw its old connection close.
       this.warn(`${info.node} connected again; its previous connection is closed`);
-      previous.socket.destroy();
+      previous.destroy();
     }
-    this.endpoints.set(info.node, { info, socket });
+    this.endpoints.set(info.node, socket);
     socket.write(encodeFrame({ t: 'welcome' }));
     const skew = this.skews.get(info.node);
     if (skew !== undefined) socket.write(encodeFrame({ t: 'skew', offsetMs: skew }));
@@ -243,7 +225,7 @@ export class Router {
     }
     const line = encodeFrame(msg satisfies FromRouterFrame);
     for (let copy = 0; copy < copies; copy++) {
-      target.socket.write(line);
+      target.write(line);
       this.write('deliver', msg, copies > 1 ? { copy: copy + 1 } : {});
     }
   }
