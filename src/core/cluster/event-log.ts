@@ -13,8 +13,14 @@ export class EventLog {
   /** Starts appending to `path`; events added before are written first. */
   open(path: string): void {
     if (this.file !== undefined) return;
-    this.file = fs.createWriteStream(path, { flags: 'a' });
-    for (const e of this.all) this.file.write(JSON.stringify(e) + '\n');
+    const file = fs.createWriteStream(path, { flags: 'a' });
+    // Events stay in memory if the file fails (folder removed, disk full); the failure is reported, not fatal.
+    file.on('error', (err) => {
+      this.file = undefined;
+      process.emitWarning(`cannot write ${path}: ${err.message}; events are kept in memory only`, 'DDBenchEventLog');
+    });
+    this.file = file;
+    for (const e of this.all) file.write(JSON.stringify(e) + '\n');
   }
 
   add(input: EventInput): Event {

@@ -48,13 +48,20 @@ export class Router {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly skews = new Map<string, number>();
   private readonly helloListeners = new Set<(info: EndpointInfo) => void>();
-  private readonly record: fs.WriteStream | undefined;
+  private record: fs.WriteStream | undefined;
   private groups = new Map<string, number>();
   private rules: LinkFault[] = [];
   private closed = false;
 
   constructor(private readonly opts: RouterOptions) {
-    this.record = opts.recordFile === undefined ? undefined : fs.createWriteStream(opts.recordFile, { flags: 'a' });
+    if (opts.recordFile === undefined) return;
+    const record = fs.createWriteStream(opts.recordFile, { flags: 'a' });
+    // A record that cannot be written (folder removed, disk full) must not take the harness down.
+    record.on('error', (err) => {
+      this.record = undefined;
+      this.warn(`cannot write ${opts.recordFile}: ${err.message}; message records stop here`);
+    });
+    this.record = record;
   }
 
   /** Listens on a free loopback port and resolves with it. */
@@ -112,6 +119,7 @@ export class Router {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     const record = this.record;
+    this.record = undefined;
     if (record !== undefined) await new Promise<void>((resolve) => record.end(resolve));
   }
 
@@ -249,7 +257,6 @@ export class Router {
   }
 
   private write(action: RecordAction, msg: MsgFrame, extra: Record<string, unknown>): void {
-    if (this.closed) return;
     const { msgId, from, to, type } = msg;
     this.record?.write(JSON.stringify({ ts: this.opts.now(), action, msgId, from, to, type, ...extra }) + '\n');
   }
