@@ -72,9 +72,12 @@ async function main(): Promise<void> {
   const system = await loadSystem(env.DDBENCH_ENTRY);
   const socket = await connect(env.DDBENCH_ROUTER);
   socket.setNoDelay(true);
+  socket.on('error', () => {
+    // 'close' follows, and says why the node stops.
+  });
   socket.on('close', () => fail(`node ${nodeId}: router connection closed, exiting`, EXIT_ROUTER_GONE));
 
-  const startRuntime = (): NodeRuntimeHandle => {
+  const startRuntime = (): void => {
     const handle = createNodeRuntime({
       id: nodeId,
       nodes: env.DDBENCH_NODES,
@@ -98,7 +101,6 @@ async function main(): Promise<void> {
     // Assigned before createNode so a crash during start is reported as an event.
     runtime = handle;
     system.createNode(handle.rt).start();
-    return handle;
   };
 
   readLines(socket, (line) => {
