@@ -73,6 +73,9 @@ export function createNodeRuntime(opts: NodeRuntimeOptions): NodeRuntimeHandle {
     nodes: opts.nodes,
     config: opts.config,
     send(to, type, body) {
+      // Systems are plain JavaScript: catch a bad destination here, where the stack points at the caller.
+      if (typeof to !== 'string' || to.length === 0) throw new TypeError(`rt.send: destination must be an endpoint name, got ${String(to)}`);
+      if (typeof type !== 'string' || type.length === 0) throw new TypeError(`rt.send: message type must be a non-empty string, got ${String(type)}`);
       const msgId = `${msgIdPrefix}:${++sent}`;
       const vc = clock.tick();
       host.emit({ ts: host.eventTime(), node: id, kind: 'send', msg: type, msgId, peer: to, vc, fields: { body } });

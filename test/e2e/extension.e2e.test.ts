@@ -56,7 +56,8 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-e2e-'));
     dirs = { extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data') };
     workspacesDir = path.join(tmp, 'workspaces');
-    writeUserSettings(dirs, { 'ddbench.workspacesDir': workspacesDir });
+    // Two reproducer trials keep the reproducer step short; the count itself is not under test.
+    writeUserSettings(dirs, { 'ddbench.workspacesDir': workspacesDir, 'ddbench.reproducer.trials': 2 });
     installExtension(dirs, vsix);
     const installed = path.join(dirs.extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
     for (const part of ['package.json', 'dist/extension.js', 'bugs']) {
@@ -127,7 +128,67 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     await treeRows(page.locator('.part.sidebar .explorer-folders-view')).filter({ hasText: 'ISSUE.md' }).first().waitFor({ timeout: UI_TIMEOUT });
     await screenshot('bug-workspace');
   });
+
+  describe('in the bug workspace', () => {
+    let nodes: string[];
+    let system: string;
+    const clusterPane = () => sidebarPane(page, 'Cluster');
+    const nodeRow = (node: string, status: string) => clusterPane().locator(`.monaco-list-row[aria-label="${node} ${status}"]`);
+    const statusBar = (text: string) => page.locator('.part.statusbar .statusbar-item', { hasText: text });
+
+    before(function () {
+      const bug = catalog.bugs[0];
+      if (!bug) return this.skip();
+      system = bug.system;
+      nodes = catalog.systems.find((s) => s.id === bug.system)?.manifest.nodes ?? [];
+    });
+
+    it('Launch Cluster (the Cluster view\'s welcome button) starts every node', async () => {
+      await page.locator('.part.activitybar [aria-label="DDBench"]').first().click();
+      await clusterPane().getByRole('button', { name: 'Launch Cluster' }).click();
+      for (const node of nodes) await nodeRow(node, 'running').waitFor({ timeout: UI_TIMEOUT });
+      await statusBar(`${system} ${nodes.length}/${nodes.length} running`).waitFor({ timeout: UI_TIMEOUT });
+      await screenshot('cluster-running');
+    });
+
+    it('Kill Node and Restart Node change the node and the status bar', async () => {
+      const victim = nodes[0] ?? '';
+      await runCommand(page, 'DDBench: Kill Node');
+      await pickQuickItem(page, victim);
+      await clusterPane().locator(`.monaco-list-row[aria-label^="${victim} "]:not([aria-label="${victim} running"])`).waitFor({ timeout: UI_TIMEOUT });
+      await statusBar(`${system} ${nodes.length - 1}/${nodes.length} running`).waitFor({ timeout: UI_TIMEOUT });
+      await screenshot('node-killed');
+      await runCommand(page, 'DDBench: Restart Node');
+      await pickQuickItem(page, victim);
+      await nodeRow(victim, 'running').waitFor({ timeout: UI_TIMEOUT });
+      await statusBar(`${system} ${nodes.length}/${nodes.length} running`).waitFor({ timeout: UI_TIMEOUT });
+    });
+
+    it('Stop Cluster stops every node process', async () => {
+      await runCommand(page, 'DDBench: Stop Cluster');
+      await clusterPane().getByText('No cluster is running.').waitFor({ timeout: UI_TIMEOUT });
+      await statusBar(`${system} stopped`).waitFor({ timeout: UI_TIMEOUT });
+      assert.deepEqual(nodeProcessesUnder(dirs.extensionsDir), [], 'node processes left after Stop Cluster');
+    });
+
+    it('Run Reproducer reports each trial in the DDBench output channel', async () => {
+      await runCommand(page, 'DDBench: Run Reproducer');
+      const output = page.locator('.part.panel .view-lines');
+      await output.getByText(/^=== .*: \d+\/2 passed, \d+\/2 failed/).waitFor({ timeout: UI_TIMEOUT });
+      const text = (await output.innerText()).replace(/\u00a0/g, ' ');
+      assert.match(text, /trial +1 +(PASS|FAIL|ERROR|TIMEOUT) +seed \d+/);
+      assert.match(text, /trial +2 /);
+      assert.match(text, /events: .*events\.jsonl/);
+      await screenshot('reproducer-output');
+    });
+  });
 });
+
+/** Live node processes (the bundled live host) of the extension installed under `dir`. */
+function nodeProcessesUnder(dir: string): string[] {
+  const r = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return r.stdout.split('\n').filter((line) => line.includes(dir) && line.includes('live-host'));
+}
 
 /** Packages the extension as a user would install it (DDBENCH_E2E_VSIX uses a prebuilt one). */
 function buildVsix(): string {

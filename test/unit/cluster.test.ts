@@ -95,28 +95,27 @@ describe('process cluster', function () {
       assert.equal(typeof reqId, 'string');
       const send = cluster.events().find((e) => e.node === 'c1' && e.kind === 'send' && field(e.fields?.body as Json, 'reqId') === reqId);
       assert.ok(send?.msgId !== undefined);
-      const recv = cluster.events().find((e) => e.node === 'n1' && e.kind === 'recv' && e.msgId === send.msgId);
-      assert.equal(recv?.peer, 'c1');
-      assert.ok(happenedBefore(send.vc, recv?.vc));
+      const recv = await waitForEvent(cluster, (e) => e.node === 'n1' && e.kind === 'recv' && e.msgId === send.msgId);
+      assert.equal(recv.peer, 'c1');
+      assert.ok(happenedBefore(send.vc, recv.vc));
       const back = cluster.events().find((e) => e.node === 'c1' && e.kind === 'recv' && e.msg === 'echo-reply');
       assert.equal(back?.peer, 'n1');
-      assert.ok(happenedBefore(recv?.vc, back?.vc));
+      assert.ok(happenedBefore(recv.vc, back?.vc));
     });
 
     it('exchanges messages between nodes as send/recv pairs ordered by vector clocks', async () => {
       const reply = await client.request('n1', 'relay', { via: 'n2' }, REPLY_MS);
       assert.equal(field(reply, 'by'), 'n2');
-      const ping = cluster.events().find((e) => e.node === 'n1' && e.kind === 'send' && e.msg === 'ping');
-      const pingRecv = cluster.events().find((e) => e.node === 'n2' && e.kind === 'recv' && e.msgId === ping?.msgId);
-      const pong = cluster.events().find((e) => e.node === 'n2' && e.kind === 'send' && e.msg === 'pong');
-      const pongRecv = cluster.events().find((e) => e.node === 'n1' && e.kind === 'recv' && e.msgId === pong?.msgId);
-      assert.equal(ping?.peer, 'n2');
-      assert.equal(pingRecv?.peer, 'n1');
-      assert.ok(happenedBefore(ping?.vc, pingRecv?.vc));
-      assert.ok(happenedBefore(pingRecv?.vc, pong?.vc));
-      assert.ok(happenedBefore(pong?.vc, pongRecv?.vc));
-      const records = fs.readFileSync(path.join(runDir, 'router.jsonl'), 'utf8');
-      assert.match(records, new RegExp(`"action":"deliver","msgId":"${ping?.msgId}"`));
+      // Node events come over the nodes' stdout, which may lag behind the reply that came through the router.
+      const ping = await waitForEvent(cluster, (e) => e.node === 'n1' && e.kind === 'send' && e.msg === 'ping');
+      const pingRecv = await waitForEvent(cluster, (e) => e.node === 'n2' && e.kind === 'recv' && e.msgId === ping.msgId);
+      const pong = await waitForEvent(cluster, (e) => e.node === 'n2' && e.kind === 'send' && e.msg === 'pong');
+      const pongRecv = await waitForEvent(cluster, (e) => e.node === 'n1' && e.kind === 'recv' && e.msgId === pong.msgId);
+      assert.equal(ping.peer, 'n2');
+      assert.equal(pingRecv.peer, 'n1');
+      assert.ok(happenedBefore(ping.vc, pingRecv.vc));
+      assert.ok(happenedBefore(pingRecv.vc, pong.vc));
+      assert.ok(happenedBefore(pong.vc, pongRecv.vc));
     });
 
     it('runs system timers', async () => {
@@ -150,8 +149,8 @@ describe('process cluster', function () {
     it('partitions and heals through the router', async () => {
       cluster.partition([['c1', 'n1'], ['n2']]);
       await assert.rejects(client.request('n1', 'relay', { via: 'n2' }, 500), /client c1: no reply from n1 to relay .* within 500 ms/);
-      const drop = cluster.events().find((e) => e.kind === 'fault' && e.msg === 'drop' && e.fields?.reason === 'partition');
-      assert.equal(drop?.fields?.type, 'ping');
+      const drop = await waitForEvent(cluster, (e) => e.kind === 'fault' && e.msg === 'drop' && e.fields?.reason === 'partition');
+      assert.equal(drop.fields?.type, 'ping');
       cluster.heal();
       assert.equal(field(await client.request('n1', 'relay', { via: 'n2' }, REPLY_MS), 'by'), 'n2');
       assert.deepEqual(
@@ -180,10 +179,9 @@ describe('process cluster', function () {
       const pending = client.request('n3', 'echo', { text: 'later' }, REPLY_MS);
       await cluster.resume('n3');
       assert.equal(field(await pending, 'text'), 'later');
-      const lastIndex = (pred: (e: Event) => boolean): number => cluster.events().map(pred).lastIndexOf(true);
-      const resumed = lastIndex((e) => e.node === 'n3' && e.kind === 'proc' && e.msg === 'resume');
-      const received = lastIndex((e) => e.node === 'n3' && e.kind === 'recv' && e.msg === 'echo');
-      assert.ok(received > resumed, 'the paused node received the request only after it was resumed');
+      const resumed = cluster.events().find((e) => e.node === 'n3' && e.kind === 'proc' && e.msg === 'resume');
+      const received = await waitForEvent(cluster, (e) => e.node === 'n3' && e.kind === 'recv' && field(e.fields?.body as Json, 'text') === 'later');
+      assert.ok(Number(received.id) > Number(resumed?.id), 'the paused node received the request only after it was resumed');
     });
 
     it('kills and restarts a node: only synced writes survive, ids and clocks continue', async () => {
@@ -191,12 +189,13 @@ describe('process cluster', function () {
       await client.request('n2', 'put', { key: 'unsynced', value: 'B', sync: false }, REPLY_MS);
       assert.equal(field(await client.request('n2', 'get', { key: 'unsynced' }, REPLY_MS), 'value'), 'B');
       const oldPid = cluster.nodes().find((n) => n.id === 'n2')?.pid ?? 0;
-      const vcBefore = Math.max(...cluster.events().filter((e) => e.node === 'n2').map((e) => e.vc?.n2 ?? 0));
       await cluster.kill('n2');
+      // After the kill, every event the process wrote has been read.
+      const vcBefore = Math.max(...cluster.events().filter((e) => e.node === 'n2').map((e) => e.vc?.n2 ?? 0));
       assert.equal(cluster.nodes().find((n) => n.id === 'n2')?.status, 'stopped');
       assert.ok(isGone(oldPid));
       await assert.rejects(client.request('n2', 'get', { key: 'synced' }, 300), /no reply/);
-      assert.ok(cluster.events().some((e) => e.kind === 'fault' && e.fields?.reason === 'unreachable' && e.peer === 'n2'));
+      await waitForEvent(cluster, (e) => e.kind === 'fault' && e.fields?.reason === 'unreachable' && e.peer === 'n2');
       await cluster.restart('n2');
       const info = cluster.nodes().find((n) => n.id === 'n2');
       assert.equal(info?.status, 'running');
@@ -205,10 +204,10 @@ describe('process cluster', function () {
       assert.equal(field(await client.request('n2', 'get', { key: 'unsynced' }, REPLY_MS), 'value'), null);
       const procs = cluster.events().filter((e) => e.node === 'n2' && e.kind === 'proc').map((e) => e.msg);
       assert.deepEqual(procs.slice(-4), ['start', 'kill', 'exit', 'restart']);
-      const reply = cluster.events().filter((e) => e.node === 'n2' && e.kind === 'send').at(-1);
-      assert.match(reply?.msgId ?? '', /^n2#1:/);
-      const firstAfter = cluster.events().find((e) => e.node === 'n2' && e.msg === 'echo node started' && (e.vc?.n2 ?? 0) > 1);
-      assert.equal(firstAfter?.vc?.n2, vcBefore + 1);
+      const firstAfter = await waitForEvent(cluster, (e) => e.node === 'n2' && e.msg === 'echo node started' && (e.vc?.n2 ?? 0) > 1);
+      assert.equal(firstAfter.vc?.n2, vcBefore + 1);
+      const sendsAfter = cluster.events().filter((e) => e.node === 'n2' && e.kind === 'send' && Number(e.id) > Number(firstAfter.id));
+      assert.ok(sendsAfter.every((e) => e.msgId?.startsWith('n2#1:')));
     });
 
     it('records a crash in system code as an error event and a non-zero exit', async () => {
@@ -243,6 +242,15 @@ describe('process cluster', function () {
       assert.equal(lines.length, cluster.events().length);
       for (const line of lines) Event.parse(JSON.parse(line));
       assert.deepEqual(lines.map((l) => (JSON.parse(l) as { id: string }).id), cluster.events().map((e) => e.id));
+      assert.deepEqual(cluster.events().filter((e) => e.node === 'router' && e.kind === 'log'), [], 'the router had nothing to complain about');
+      // router.jsonl received every message any endpoint sent, and delivered the ones that arrived.
+      const records = fs.readFileSync(path.join(runDir, 'router.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string; msgId: string });
+      const seen = (action: string): Set<string> => new Set(records.filter((r) => r.action === action).map((r) => r.msgId));
+      const [received, delivered] = [seen('recv'), seen('deliver')];
+      for (const e of cluster.events()) {
+        if (e.kind === 'send') assert.ok(received.has(e.msgId ?? ''), `router saw ${e.msgId}`);
+        if (e.kind === 'recv') assert.ok(delivered.has(e.msgId ?? ''), `router delivered ${e.msgId}`);
+      }
     });
   });
 

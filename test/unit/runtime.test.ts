@@ -158,6 +158,13 @@ describe('runtime: node runtime', () => {
     );
   });
 
+  it('refuses to send without a destination or type', () => {
+    const { rt } = make(fakeHost(dir));
+    const send = rt.send as (to: unknown, type: unknown, body: null) => void;
+    assert.throws(() => send(undefined, 'x', null), /rt.send: destination must be an endpoint name, got undefined/);
+    assert.throws(() => send('n2', '', null), /message type must be a non-empty string/);
+  });
+
   it('keeps message ids unique and clocks monotonic across restarts', () => {
     const host = fakeHost(dir);
     const { rt } = make(host, 2, 10);
