@@ -5,10 +5,10 @@ export default {
   name: 'restart-under-load',
   description:
     'Three clients write distinct keys through the leader without pause. A follower is killed (SIGKILL) in the ' +
-    'middle of the stream and restarted while the writes go on. Once it has caught up, every member must hold ' +
+    'middle of the stream, between two commits of its backend, and restarted while the writes go on. Once it has caught up, every member must hold ' +
     'the same data, including every acknowledged write.',
   timeoutMs: 90000,
-  config: { batchIntervalMs: 500 },
+  config: { batchIntervalMs: 2000 },
   async run(t) {
     const kv = await connect(t, 'client-0');
     const leader = await kv.findLeader(15000);
@@ -29,7 +29,13 @@ export default {
     };
     const writers = [0, 1, 2].map((w) => writer(w));
 
-    await t.sleep(800 + Math.floor(t.random() * 700));
+    // Kill the follower halfway between two commits of its backend, with writes flowing.
+    await t.sleep(500);
+    await t.waitFor((e) => e.kind === 'log' && e.node === victim && e.msg === 'backend commit', {
+      timeoutMs: 10000,
+      description: "a commit of the follower's backend",
+    });
+    await t.sleep(600 + Math.floor(t.random() * 600));
     const before = await t.state(victim).catch(() => null);
     t.note('killing a follower mid-stream', { victim, state: brief(before) });
     await t.kill(victim);

@@ -58,6 +58,7 @@ export class Backend {
   /** Commits the batch transaction: all its writes reach the disk together. */
   commit() {
     if (this.pending.length === 0) return;
+    this.rt.log.debug('backend commit', { writes: this.pending.length });
     this.disk.append(DB_FILE, JSON.stringify(this.pending) + '\n');
     this.disk.sync();
     this.pending = [];
