@@ -13,11 +13,14 @@ import {
   closeBrowser,
   collectTreeLabels,
   launchBrowser,
+  editorText,
   pickQuickItem,
+  rowLabels,
   runCommand,
   sidebarPane,
   treeRows,
   waitForWorkbench,
+  waitUntil,
   type HeadlessBrowser,
 } from './workbench';
 
@@ -133,8 +136,11 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     let nodes: string[];
     let system: string;
     const clusterPane = () => sidebarPane(page, 'Cluster');
-    const nodeRow = (node: string, status: string) => clusterPane().locator(`.monaco-list-row[aria-label="${node} ${status}"]`);
-    const statusBar = (text: string) => page.locator('.part.statusbar .statusbar-item', { hasText: text });
+    const statusBarText = async () => (await page.locator('.part.statusbar').innerText()).replace(/\u00a0/g, ' ');
+    /** Waits until the Cluster view shows each node with the status `expect` gives it. */
+    const waitForNodes = (what: string, expect: (node: string) => RegExp) =>
+      waitUntil(what, () => rowLabels(clusterPane()), (labels) => nodes.every((n) => labels.some((l) => expect(n).test(l))), UI_TIMEOUT);
+    const waitForStatusBar = (text: string) => waitUntil(`status bar "${text}"`, statusBarText, (t) => t.includes(text), UI_TIMEOUT);
 
     before(function () {
       const bug = catalog.bugs[0];
@@ -146,8 +152,8 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     it('Launch Cluster (the Cluster view\'s welcome button) starts every node', async () => {
       await page.locator('.part.activitybar [aria-label="DDBench"]').first().click();
       await clusterPane().getByRole('button', { name: 'Launch Cluster' }).click();
-      for (const node of nodes) await nodeRow(node, 'running').waitFor({ timeout: UI_TIMEOUT });
-      await statusBar(`${system} ${nodes.length}/${nodes.length} running`).waitFor({ timeout: UI_TIMEOUT });
+      await waitForNodes('every node running', (n) => new RegExp(`^${n} running$`));
+      await waitForStatusBar(`${system} ${nodes.length}/${nodes.length} running`);
       await screenshot('cluster-running');
     });
 
@@ -155,30 +161,33 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       const victim = nodes[0] ?? '';
       await runCommand(page, 'DDBench: Kill Node');
       await pickQuickItem(page, victim);
-      await clusterPane().locator(`.monaco-list-row[aria-label^="${victim} "]:not([aria-label="${victim} running"])`).waitFor({ timeout: UI_TIMEOUT });
-      await statusBar(`${system} ${nodes.length - 1}/${nodes.length} running`).waitFor({ timeout: UI_TIMEOUT });
+      await waitForNodes(`${victim} down`, (n) => new RegExp(n === victim ? `^${n} (stopped|exited)$` : `^${n} running$`));
+      await waitForStatusBar(`${system} ${nodes.length - 1}/${nodes.length} running`);
       await screenshot('node-killed');
       await runCommand(page, 'DDBench: Restart Node');
       await pickQuickItem(page, victim);
-      await nodeRow(victim, 'running').waitFor({ timeout: UI_TIMEOUT });
-      await statusBar(`${system} ${nodes.length}/${nodes.length} running`).waitFor({ timeout: UI_TIMEOUT });
+      await waitForNodes('every node running again', (n) => new RegExp(`^${n} running$`));
+      await waitForStatusBar(`${system} ${nodes.length}/${nodes.length} running`);
     });
 
     it('Stop Cluster stops every node process', async () => {
       await runCommand(page, 'DDBench: Stop Cluster');
       await clusterPane().getByText('No cluster is running.').waitFor({ timeout: UI_TIMEOUT });
-      await statusBar(`${system} stopped`).waitFor({ timeout: UI_TIMEOUT });
+      await waitForStatusBar(`${system} stopped`);
       assert.deepEqual(nodeProcessesUnder(dirs.extensionsDir), [], 'node processes left after Stop Cluster');
     });
 
     it('Run Reproducer reports each trial in the DDBench output channel', async () => {
       await runCommand(page, 'DDBench: Run Reproducer');
-      const output = page.locator('.part.panel .view-lines');
-      await output.getByText(/^=== .*: \d+\/2 passed, \d+\/2 failed/).waitFor({ timeout: UI_TIMEOUT });
-      const text = (await output.innerText()).replace(/\u00a0/g, ' ');
+      const text = await waitUntil(
+        'the reproducer summary in Output › DDBench',
+        () => editorText(page.locator('.part.panel')),
+        (t) => /=== .*: \d+\/2 passed, \d+\/2 failed/.test(t),
+        UI_TIMEOUT,
+      );
       assert.match(text, /trial +1 +(PASS|FAIL|ERROR|TIMEOUT) +seed \d+/);
-      assert.match(text, /trial +2 /);
-      assert.match(text, /events: .*events\.jsonl/);
+      assert.match(text, /trial +2 +(PASS|FAIL|ERROR|TIMEOUT) +seed \d+/);
+      assert.match(text, /events: [\s\S]*?events\.jsonl/);
       await screenshot('reproducer-output');
     });
   });

@@ -45,9 +45,9 @@ export async function waitForWorkbench(page: Page): Promise<void> {
   await page.locator('.part.activitybar').waitFor({ timeout: 90_000 });
 }
 
-/** A view pane of the side bar, by its title ("Bugs", "Cluster", "Folders"...). */
+/** A view pane of the side bar, by its title ("Bugs", "Cluster"...); the header's aria-label also holds the view's description. */
 export function sidebarPane(page: Page, title: string): Locator {
-  return page.locator('.part.sidebar .pane', { has: page.locator(`.pane-header[aria-label="${title} Section"]`) });
+  return page.locator('.part.sidebar .pane', { has: page.locator('.pane-header .title', { hasText: new RegExp(`^${title}$`, 'i') }) });
 }
 
 export function treeRows(pane: Locator): Locator {
@@ -67,11 +67,36 @@ export async function collectTreeLabels(page: Page, pane: Locator): Promise<stri
   await page.keyboard.press('Home');
   for (let unchanged = 0; unchanged < 2; ) {
     const before = labels.size;
-    for (const label of await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''))) labels.add(label);
+    for (const label of await rowLabels(pane)) labels.add(label);
     unchanged = labels.size === before ? unchanged + 1 : 0;
     await page.keyboard.press('PageDown');
   }
   return [...labels];
+}
+
+/**
+ * Waits until `read` returns a value `ok` accepts, polling; on timeout the error shows
+ * the last value read, so a failure says what the workbench showed instead.
+ */
+export async function waitUntil<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The aria-labels of a tree's rendered rows. */
+export function rowLabels(pane: Locator): Promise<string[]> {
+  return treeRows(pane).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+}
+
+/** The text of the editor or output view under `scope`, with Monaco's non-breaking spaces made plain. */
+export async function editorText(scope: Locator): Promise<string> {
+  const lines = await scope.locator('.view-lines').first().innerText().catch(() => '');
+  return lines.replace(/\u00a0/g, ' ');
 }
 
 /** Runs a command through the command palette by its full title ("DDBench: Open Bug"). */
