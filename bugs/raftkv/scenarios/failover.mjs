@@ -27,6 +27,7 @@ export default {
       timeoutMs: 15000,
       description: 'a new leader after the old one is killed',
     });
+    elected.catch(() => {});
     await t.kill(old);
     const ev = await elected;
     t.note('new leader', { leader: ev.node, term: ev.fields?.term ?? null });

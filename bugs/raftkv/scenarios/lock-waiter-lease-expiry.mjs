@@ -6,7 +6,7 @@ const lockKeyOf = (lease) => `lock/job/${hex(lease)}`;
 export default {
   name: 'lock-waiter-lease-expiry',
   description:
-    "Client A holds lock 'job'. Client B queues for it under a 2 s lease whose keep-alives never reach the " +
+    "Client A holds lock 'job'. Client B queues for it under a 3 s lease whose keep-alives never reach the " +
     'cluster, so the lease runs out while B waits. Client C then queues too, and A unlocks. C must be granted ' +
     'the lock, and B and C must never both be told they hold it.',
   timeoutMs: 60000,
@@ -24,7 +24,7 @@ export default {
 
     // B's keep-alives are lost on the way to the cluster.
     t.addLinkFault({ from: 'client-b', to: '*', type: 'LeaseKeepAlive', drop: 1 });
-    const lb = await b.request('LeaseGrant', { ttl: 2 });
+    const lb = await b.request('LeaseGrant', { ttl: 3 });
     t.check('B is granted a lease', lb.ok === true, { lb });
     let keepAlive = true;
     const keepAliveLoop = (async () => {
@@ -39,6 +39,7 @@ export default {
       description: 'B to queue for the lock',
       includePast: true,
     });
+    bQueued.catch(() => {});
     const lockB = b.request('Lock', { name: 'job', lease: lb.id }, { timeoutMs: 30000, tryMs: 30000 });
     await bQueued;
     await t.waitFor((e) => e.kind === 'log' && e.msg === 'lease revoked' && e.fields?.lease === lb.id, {
@@ -54,6 +55,7 @@ export default {
       description: 'C to queue for the lock',
       includePast: true,
     });
+    cQueued.catch(() => {});
     const lockC = c.request('Lock', { name: 'job', lease: lc.id }, { timeoutMs: 30000, tryMs: 30000 });
     await cQueued;
 

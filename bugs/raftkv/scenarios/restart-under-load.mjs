@@ -52,7 +52,7 @@ export default {
 
     const states = await converge(t, kv, 20000);
     t.note('members after catch-up', { states: states.map(brief) });
-    t.check('writes made progress', Object.keys(acked).length >= 30, { acked: Object.keys(acked).length });
+    t.check('writes made progress', Object.keys(acked).length >= 10, { acked: Object.keys(acked).length });
     t.check('the restarted member caught up', states.length === 3 && new Set(states.map((s) => s.appliedIndex)).size === 1, { states: states.map(brief) });
     t.check('all members hold the same data', new Set(states.map((s) => s.kvHash)).size === 1, { states: states.map(brief) });
     for (const s of states) {
