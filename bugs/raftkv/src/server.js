@@ -206,7 +206,7 @@ export class EtcdServer {
       revision: this.kv.rev,
       kvHash: this.kv.hash(),
       keyCount: keys.length,
-      kv: keys.length <= 500 ? Object.fromEntries(keys.map((kv) => [kv.key, kv.value])) : null,
+      kv: keys.length <= 1000 ? Object.fromEntries(keys.map((kv) => [kv.key, kv.value])) : null,
       leases: this.lessor.list(),
       locks: this.locks.list(),
     };
