@@ -9,25 +9,54 @@ export interface SourceLocation {
 /** `at fn (file:line:col)` or `at file:line:col`; the last `(` group wins for eval frames. */
 const FRAME = /^\s*at (?:.*\()?((?:file:\/\/)?[^()]+?):(\d+):\d+\)?$/;
 
+/** A file (path or file: URL) and line as a location relative to srcRoot; undefined unless the file is absolute. */
+function locate(rawFile: string, line: number, srcRoot: string): SourceLocation | undefined {
+  let file = rawFile.startsWith('file://') ? fileURLToPath(rawFile) : rawFile;
+  if (!path.isAbsolute(file)) return undefined;
+  const relative = path.relative(srcRoot, file);
+  // Files outside the source root keep their absolute path rather than a '../..' chain.
+  if (!relative.startsWith('..') && !path.isAbsolute(relative)) file = relative;
+  return { file: file.split(path.sep).join('/'), line };
+}
+
 /** Parses one V8 stack frame line; undefined for native or anonymous frames. */
 function parseFrame(line: string, srcRoot: string): SourceLocation | undefined {
   const match = FRAME.exec(line);
   if (match === null) return undefined;
   const [, rawFile, rawLine] = match;
   if (rawFile === undefined || rawLine === undefined) return undefined;
-  let file = rawFile.startsWith('file://') ? fileURLToPath(rawFile) : rawFile;
-  if (!path.isAbsolute(file)) return undefined;
-  const relative = path.relative(srcRoot, file);
-  // Files outside the source root keep their absolute path rather than a '../..' chain.
-  if (!relative.startsWith('..') && !path.isAbsolute(relative)) file = relative;
-  return { file: file.split(path.sep).join('/'), line: Number(rawLine) };
+  return locate(rawFile, Number(rawLine), srcRoot);
 }
+
+const captureCallSites = (_err: Error, sites: NodeJS.CallSite[]): NodeJS.CallSite[] => sites;
 
 /**
  * The source location of whoever called `fn`: the logger passes its own method, so
  * V8 cuts the stack right above the system's call.
  */
 export function callerLocation(fn: (...args: never[]) => unknown, srcRoot: string): SourceLocation | undefined {
+  // With source maps on, only the formatted stack has the mapped positions.
+  if (process.sourceMapsEnabled) return formattedCallerLocation(fn, srcRoot);
+  // Otherwise read V8's call sites directly: formatting every frame as text costs more than the
+  // rest of a log call, and simulations log thousands of times per second.
+  const saved = Error.prepareStackTrace;
+  Error.prepareStackTrace = captureCallSites;
+  const holder: { stack?: NodeJS.CallSite[] } = {};
+  try {
+    Error.captureStackTrace(holder, fn);
+    for (const site of holder.stack ?? []) {
+      const file = site.getFileName();
+      const line = site.getLineNumber();
+      const location = file == null || line === null ? undefined : locate(file, line, srcRoot);
+      if (location !== undefined) return location;
+    }
+    return undefined;
+  } finally {
+    Error.prepareStackTrace = saved;
+  }
+}
+
+function formattedCallerLocation(fn: (...args: never[]) => unknown, srcRoot: string): SourceLocation | undefined {
   const holder: { stack?: string } = {};
   Error.captureStackTrace(holder, fn);
   const frames = (holder.stack ?? '').split('\n').slice(1);
