@@ -7,7 +7,7 @@ export default {
     'A healthy cluster: writes, overwrites, deletes and reads through the leader; followers redirect to it; ' +
     'a lease kept alive keeps its key while an abandoned one takes its key with it; a lock passes from one ' +
     'holder to the next waiter on unlock; every member ends with the same data.',
-  timeoutMs: 60000,
+  timeoutMs: 120000,
   async run(t) {
     const kv = await connect(t, 'client-basic');
     const leader = await kv.findLeader(15000);

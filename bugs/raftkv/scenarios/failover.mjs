@@ -7,7 +7,7 @@ export default {
     'Writes through the leader, then the leader is killed: the other two elect a new leader, every ' +
     'acknowledged write is still readable and new writes succeed; the old leader is restarted and catches up ' +
     'to the same data as the others.',
-  timeoutMs: 60000,
+  timeoutMs: 120000,
   async run(t) {
     const kv = await connect(t, 'client-failover');
     const first = await kv.findLeader(15000);

@@ -8,7 +8,7 @@ export default {
     'n1 and n2 elect a leader and hand leadership back and forth a few times. Then the current leader is ' +
     'killed and the partition heals at the same moment. The two live members must elect a leader and ' +
     'commit a write within a few seconds.',
-  timeoutMs: 90000,
+  timeoutMs: 120000,
   async run(t) {
     const kv = await connect(t, 'client-0');
     const first = await kv.findLeader(15000);
@@ -66,7 +66,7 @@ export default {
     const survivors = t.nodes.filter((n) => n !== leader.id);
     t.note('killed the leader and healed the partition', { killed: leader.id, survivors });
 
-    const elected = await kv.findLeader(10000, survivors);
+    const elected = await kv.findLeader(15000, survivors);
     const after = await Promise.all(survivors.map((n) => t.state(n).catch(() => null)));
     t.check('the live members elect a leader', elected !== null, { states: after.map(brief) });
     const r = await kv.put('after-heal', 'y', {});

@@ -7,7 +7,7 @@ export default {
     'Three clients write distinct keys through the leader without pause. A follower is killed (SIGKILL) in the ' +
     'middle of the stream, between two commits of its backend, and restarted while the writes go on. Once it has caught up, every member must hold ' +
     'the same data, including every acknowledged write.',
-  timeoutMs: 90000,
+  timeoutMs: 120000,
   config: { batchIntervalMs: 2000 },
   async run(t) {
     const kv = await connect(t, 'client-0');

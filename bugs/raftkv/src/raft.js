@@ -27,11 +27,11 @@ export class Raft {
     this.peers = rt.nodes.filter((n) => n !== rt.id);
     this.quorum = Math.floor(rt.nodes.length / 2) + 1;
     const cfg = rt.config;
-    const [lo, hi] = Array.isArray(cfg.electionTimeoutMs) ? cfg.electionTimeoutMs : [600, 1200];
+    const [lo, hi] = Array.isArray(cfg.electionTimeoutMs) ? cfg.electionTimeoutMs : [1000, 2000];
     this.electionTimeout = Number(lo);
     this.electionTimeoutMax = Number(hi);
-    this.heartbeatTimeout = Number(cfg.heartbeatMs ?? 60);
-    this.tickMs = Number(cfg.tickMs ?? 20);
+    this.heartbeatTimeout = Number(cfg.heartbeatMs ?? 100);
+    this.tickMs = Number(cfg.tickMs ?? 25);
     this.preVote = cfg.preVote !== false;
     this.checkQuorum = cfg.checkQuorum !== false;
     this.wal = wal;

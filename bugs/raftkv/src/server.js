@@ -124,7 +124,6 @@ export class EtcdServer {
     const waiting = [...this.wait.values()];
     this.wait.clear();
     for (const done of waiting) done({ ok: false, error: 'leader changed', leader: this.raft.lead || null });
-    this.locks.cancelAll('leader changed');
   }
 
   // ---- apply ---------------------------------------------------------------

@@ -30,7 +30,10 @@ export class LockServer {
     return { ok: true, key, rev: kv.createRevision };
   }
 
-  /** Waits, on the member that took the request, until the caller owns the lock. */
+  /**
+   * Waits until the caller owns the lock. The wait runs on the member that took the
+   * request, on its applied state, and outlives a change of leader.
+   */
   wait(name, key, rev, done) {
     const ahead = this.kv.range(lockPrefix(name)).filter((kv) => kv.createRevision < rev);
     if (ahead.length > 0) this.rt.log.info('lock waiting', { name, key, rev, ahead: ahead.map((kv) => kv.key) });
@@ -52,12 +55,6 @@ export class LockServer {
       this.rt.log.info('lock acquired', { name: w.name, key: w.key, rev: w.rev });
       w.done({ ok: true, key: w.key, rev: w.rev });
     }
-  }
-
-  cancelAll(error) {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w.done({ ok: false, error });
   }
 
   list() {
