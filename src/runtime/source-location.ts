@@ -29,6 +29,21 @@ function parseFrame(line: string, srcRoot: string): SourceLocation | undefined {
 }
 
 const captureCallSites = (_err: Error, sites: NodeJS.CallSite[]): NodeJS.CallSite[] => sites;
+/** The caller is the first frame above `fn`; a few more cover a call through a wrapper or from native code. */
+const CALLER_FRAMES = 4;
+/** Relative file names of the call sites seen so far, per source root: a node logs from a handful of files. */
+const relativeFiles = new Map<string, Map<string, string | null>>();
+
+function locateCallSite(file: string, line: number, srcRoot: string): SourceLocation | undefined {
+  let files = relativeFiles.get(srcRoot);
+  if (files === undefined) relativeFiles.set(srcRoot, (files = new Map()));
+  let relative = files.get(file);
+  if (relative === undefined) {
+    relative = locate(file, 1, srcRoot)?.file ?? null;
+    files.set(file, relative);
+  }
+  return relative === null ? undefined : { file: relative, line };
+}
 
 /**
  * The source location of whoever called `fn`: the logger passes its own method, so
@@ -40,19 +55,22 @@ export function callerLocation(fn: (...args: never[]) => unknown, srcRoot: strin
   // Otherwise read V8's call sites directly: formatting every frame as text costs more than the
   // rest of a log call, and simulations log thousands of times per second.
   const saved = Error.prepareStackTrace;
+  const savedLimit = Error.stackTraceLimit;
   Error.prepareStackTrace = captureCallSites;
+  Error.stackTraceLimit = CALLER_FRAMES;
   const holder: { stack?: NodeJS.CallSite[] } = {};
   try {
     Error.captureStackTrace(holder, fn);
     for (const site of holder.stack ?? []) {
       const file = site.getFileName();
       const line = site.getLineNumber();
-      const location = file == null || line === null ? undefined : locate(file, line, srcRoot);
+      const location = file == null || line === null ? undefined : locateCallSite(file, line, srcRoot);
       if (location !== undefined) return location;
     }
     return undefined;
   } finally {
     Error.prepareStackTrace = saved;
+    Error.stackTraceLimit = savedLimit;
   }
 }
 
