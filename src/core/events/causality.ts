@@ -1,0 +1,389 @@
+import type { VectorClock } from './event';
+import { lowerBound } from './columns';
+import { FLAG_CLOCK, kindCode, type EventStore } from './store';
+
+/**
+ * Happens-before over a whole store. Every event gets a derived vector clock from
+ * one topological pass over: program order on each node (its lane, in time order),
+ * send → receive by message id, the edges its own vector clock implies (an entry
+ * n2:7 means "after n2's event with counter 7"), and span parent → child across
+ * nodes. So logs with clocks, logs with only message ids, and mixtures all get the
+ * same questions answered, and a clock that contradicts the rest is reported.
+ *
+ * In the derived clock an event's own entry is its position in its lane + 1, so
+ * `a → b` is one array read: b's entry for a's node >= a's position + 1. Causal past
+ * and future are then a prefix / suffix of each lane (no per-pair work).
+ */
+
+export type ClockIssueKind = 'recv-clock-behind-send' | 'missing-own-entry' | 'own-counter-not-increasing' | 'clock-ahead-of-log' | 'cycle';
+
+export interface ClockIssue {
+  kind: ClockIssueKind;
+  /** What is wrong, naming the events with their file and line. */
+  message: string;
+  /** The events involved (store indices). */
+  events: number[];
+}
+
+/** Lane positions [from, to) of one node. */
+export interface LaneRange {
+  node: number;
+  from: number;
+  to: number;
+}
+
+/** Issues kept with their messages; beyond this they are only counted. */
+const MAX_ISSUES = 200;
+const RECV = kindCode('recv');
+const SPAN = kindCode('span');
+
+/** A set of events given as one range per lane: what a causal past or future is. */
+export class CausalSet {
+  private readonly byNode = new Map<number, LaneRange>();
+
+  constructor(
+    private readonly store: EventStore,
+    readonly ranges: readonly LaneRange[],
+  ) {
+    for (const range of ranges) this.byNode.set(range.node, range);
+  }
+
+  get size(): number {
+    return this.ranges.reduce((sum, r) => sum + (r.to - r.from), 0);
+  }
+
+  has(i: number): boolean {
+    const range = this.byNode.get(this.store.node[i]);
+    const pos = this.store.lanePos[i];
+    return range !== undefined && pos >= range.from && pos < range.to;
+  }
+
+  /** The members in time order. */
+  indices(): Uint32Array {
+    const out = new Uint32Array(this.size);
+    let k = 0;
+    for (const r of this.ranges) {
+      const lane = this.store.lanes[r.node];
+      for (let p = r.from; p < r.to; p++) out[k++] = lane[p];
+    }
+    return out.sort();
+  }
+
+  /** One bit per store index (bit i of word i >> 5), e.g. to send to a renderer. */
+  bitset(): Uint32Array {
+    const bits = new Uint32Array((this.store.size + 31) >>> 5);
+    for (const r of this.ranges) {
+      const lane = this.store.lanes[r.node];
+      for (let p = r.from; p < r.to; p++) bits[lane[p] >>> 5] |= 1 << (lane[p] & 31);
+    }
+    return bits;
+  }
+}
+
+export class Causality {
+  /** Lamport timestamps: a total order consistent with happens-before, for a "causal" layout. */
+  readonly lamport: Uint32Array;
+  readonly issues: ClockIssue[] = [];
+  /** All issues, also those beyond the kept ones. */
+  issueCount = 0;
+  /** Per node code, its column in the derived clocks, or -1 when no other node ever learns of it. */
+  private readonly column: Int32Array;
+  private readonly width: number;
+  private readonly clocks: Uint32Array;
+
+  constructor(private readonly store: EventStore) {
+    const deps = crossLaneDependencies(store, (issue) => this.report(issue));
+    this.column = new Int32Array(store.nodes.length).fill(-1);
+    let width = 0;
+    for (const d of deps.list) if (this.column[store.node[d]] < 0) this.column[store.node[d]] = width++;
+    this.width = width;
+    this.clocks = new Uint32Array(store.size * width);
+    this.lamport = new Uint32Array(store.size);
+    this.propagate(deps);
+    checkClocks(store, (issue) => this.report(issue));
+  }
+
+  /** True when a happened before b (a → b). */
+  happenedBefore(a: number, b: number): boolean {
+    if (a === b) return false;
+    const { node, lanePos } = this.store;
+    if (node[a] === node[b]) return lanePos[a] < lanePos[b];
+    const col = this.column[node[a]];
+    return col >= 0 && this.clocks[b * this.width + col] >= lanePos[a] + 1;
+  }
+
+  /** Neither happened before the other. */
+  concurrent(a: number, b: number): boolean {
+    return a !== b && !this.happenedBefore(a, b) && !this.happenedBefore(b, a);
+  }
+
+  /** Every event that happened before `i`. */
+  past(i: number): CausalSet {
+    const { node, lanePos, lanes } = this.store;
+    const ranges: LaneRange[] = [];
+    for (let n = 0; n < lanes.length; n++) {
+      const to = n === node[i] ? lanePos[i] : this.column[n] < 0 ? 0 : this.clocks[i * this.width + this.column[n]];
+      if (to > 0) ranges.push({ node: n, from: 0, to });
+    }
+    return new CausalSet(this.store, ranges);
+  }
+
+  /** Every event that `i` happened before. */
+  future(i: number): CausalSet {
+    const { node, lanePos, lanes } = this.store;
+    const ranges: LaneRange[] = [];
+    const col = this.column[node[i]];
+    const need = lanePos[i] + 1;
+    for (let n = 0; n < lanes.length; n++) {
+      const lane = lanes[n];
+      let from = lane.length;
+      if (n === node[i]) from = need;
+      else if (col >= 0) {
+        // Along a lane the derived clocks only grow, so the future starts at one point.
+        let lo = 0;
+        let hi = lane.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (this.clocks[lane[mid] * this.width + col] >= need) hi = mid;
+          else lo = mid + 1;
+        }
+        from = lo;
+      }
+      if (from < lane.length) ranges.push({ node: n, from, to: lane.length });
+    }
+    return new CausalSet(this.store, ranges);
+  }
+
+  /**
+   * The derived vector clock of `i`: per node, how many of its events happened
+   * before or at `i`. Consistent by construction (what ShiViz demands of a log).
+   */
+  clockOf(i: number): VectorClock {
+    const vc: VectorClock = {};
+    const { nodes } = this.store;
+    for (let n = 0; n < nodes.length; n++) {
+      const count = n === this.store.node[i] ? this.store.lanePos[i] + 1 : this.column[n] < 0 ? 0 : this.clocks[i * this.width + this.column[n]];
+      if (count > 0) vc[nodes[n]] = count;
+    }
+    return vc;
+  }
+
+  private report(issue: ClockIssue): void {
+    this.issueCount++;
+    if (this.issues.length < MAX_ISSUES) this.issues.push(issue);
+  }
+
+  /**
+   * The topological pass: lanes advance round-robin as far as their next event's
+   * dependencies are done. When no lane can advance the log has a cycle; the
+   * earliest blocked event is reported and taken with the dependencies it has.
+   */
+  private propagate(deps: Dependencies): void {
+    const { lanes, lanePos, node } = this.store;
+    const next = new Uint32Array(lanes.length);
+    const isDone = (d: number): boolean => next[node[d]] > lanePos[d];
+    let remaining = this.store.size;
+    while (remaining > 0) {
+      let progressed = false;
+      for (let n = 0; n < lanes.length; n++) {
+        const lane = lanes[n];
+        while (next[n] < lane.length) {
+          const e = lane[next[n]];
+          let ready = true;
+          for (let k = deps.start[e]; k < deps.start[e + 1] && ready; k++) ready = isDone(deps.list[k]);
+          if (!ready) break;
+          this.take(e, deps);
+          next[n]++;
+          remaining--;
+          progressed = true;
+        }
+      }
+      if (!progressed) {
+        let stuck = -1;
+        for (let n = 0; n < lanes.length; n++) if (next[n] < lanes[n].length && (stuck < 0 || lanes[n][next[n]] < stuck)) stuck = lanes[n][next[n]];
+        const waits: number[] = [];
+        for (let k = deps.start[stuck]; k < deps.start[stuck + 1]; k++) if (!isDone(deps.list[k])) waits.push(deps.list[k]);
+        this.report({
+          kind: 'cycle',
+          message: `happens-before cycle: ${this.store.describe(stuck)} comes after ${waits.map((w) => this.store.describe(w)).join(' and ')}, which in turn (through its node's earlier events) comes after it. Message ids reused for different messages, or clocks copied between nodes, cause this; the edge is ignored.`,
+          events: [stuck, ...waits],
+        });
+        this.take(stuck, deps, isDone);
+        next[node[stuck]]++;
+        remaining--;
+      }
+    }
+  }
+
+  /** Sets the clock and Lamport time of `e` from its lane predecessor and its dependencies. */
+  private take(e: number, deps: Dependencies, include: (d: number) => boolean = () => true): void {
+    const { lanes, lanePos, node } = this.store;
+    const w = this.width;
+    const row = e * w;
+    const pos = lanePos[e];
+    let lamport = 0;
+    if (pos > 0) {
+      const prev = lanes[node[e]][pos - 1];
+      this.clocks.copyWithin(row, prev * w, prev * w + w);
+      lamport = this.lamport[prev];
+    }
+    for (let k = deps.start[e]; k < deps.start[e + 1]; k++) {
+      const d = deps.list[k];
+      if (!include(d)) continue;
+      for (let c = 0; c < w; c++) if (this.clocks[d * w + c] > this.clocks[row + c]) this.clocks[row + c] = this.clocks[d * w + c];
+      if (this.lamport[d] > lamport) lamport = this.lamport[d];
+    }
+    const col = this.column[node[e]];
+    if (col >= 0) this.clocks[row + col] = pos + 1;
+    this.lamport[e] = lamport + 1;
+  }
+}
+
+/** Cross-lane dependencies per event, as compressed rows: deps of e are list[start[e]..start[e+1]). */
+interface Dependencies {
+  start: Uint32Array;
+  list: Uint32Array;
+}
+
+/** Per lane, the events that carry their own counter: for finding "n2's event with counter 7". */
+interface OwnCounters {
+  /** Prefix maximum of the own counters along the lane (0 before the first). */
+  max: Uint32Array;
+  /** Position of the last event with an own counter at or before each position, -1 if none. */
+  last: Int32Array;
+}
+
+function ownCounters(store: EventStore, n: number): OwnCounters {
+  const lane = store.lanes[n];
+  const max = new Uint32Array(lane.length);
+  const last = new Int32Array(lane.length);
+  let running = 0;
+  let lastPos = -1;
+  for (let p = 0; p < lane.length; p++) {
+    const own = ownCounter(store, lane[p]);
+    if (own > 0) {
+      lastPos = p;
+      if (own > running) running = own;
+    }
+    max[p] = running;
+    last[p] = lastPos;
+  }
+  return { max, last };
+}
+
+/** The event's own entry in its own vector clock, 0 when it has none. */
+function ownCounter(store: EventStore, i: number): number {
+  if ((store.flags[i] & FLAG_CLOCK) === 0) return 0;
+  let own = 0;
+  const self = store.node[i];
+  store.forEachClockEntry(i, (n, count) => {
+    if (n === self) own = count;
+  });
+  return own;
+}
+
+function crossLaneDependencies(store: EventStore, report: (issue: ClockIssue) => void): Dependencies {
+  const { node, lanes, lanePos } = store;
+  const counters: (OwnCounters | undefined)[] = new Array(lanes.length);
+  const countersOf = (n: number): OwnCounters => (counters[n] ??= ownCounters(store, n));
+  const spanEvent = spanIndex(store);
+  const start = new Uint32Array(store.size + 1);
+  const list: number[] = [];
+  /** Per lane, the last clock seen on it: only entries that grew since carry new edges. */
+  const previous: (Uint32Array | undefined)[] = new Array(lanes.length);
+  const ahead = new Map<number, { first: number; count: number; max: number }>();
+  for (let e = 0; e < store.size; e++) {
+    start[e] = list.length;
+    const self = node[e];
+    const add = (d: number): void => {
+      if (d < 0) return;
+      if (node[d] !== self) {
+        if (!list.includes(d, start[e])) list.push(d);
+      } else if (lanePos[d] > lanePos[e]) {
+        report({ kind: 'cycle', message: `${store.describe(e)} comes before ${store.describe(d)} on the same node, yet depends on it; the edge is ignored`, events: [e, d] });
+      }
+    };
+    if (store.kind[e] === RECV) add(store.sendOf(e));
+    if (store.kind[e] === SPAN && store.parentSpan[e] >= 0) add(spanEvent[store.parentSpan[e]]);
+    if ((store.flags[e] & FLAG_CLOCK) !== 0) {
+      const known = (previous[self] ??= new Uint32Array(store.nodes.length));
+      store.forEachClockEntry(e, (n, count) => {
+        if (n === self || count <= known[n]) return;
+        known[n] = count;
+        const own = countersOf(n);
+        const q = lowerBound(own.max, count + 1);
+        if (q === own.max.length && (own.max.length === 0 || own.max[q - 1] < count)) {
+          const a = ahead.get(n) ?? { first: e, count: 0, max: own.max.length === 0 ? 0 : own.max[own.max.length - 1] };
+          a.count++;
+          ahead.set(n, a);
+        }
+        if (q > 0 && own.last[q - 1] >= 0) add(lanes[n][own.last[q - 1]]);
+      });
+    }
+  }
+  start[store.size] = list.length;
+  for (const [n, a] of ahead) {
+    report({
+      kind: 'clock-ahead-of-log',
+      message: `${store.describe(a.first)} has a clock entry for ${store.nodes[n]} beyond its last recorded counter (${a.max})${a.count > 1 ? `, as do ${a.count - 1} later events` : ''}: events of ${store.nodes[n]} are missing from the log, or the clock is wrong`,
+      events: [a.first],
+    });
+  }
+  return { start, list: Uint32Array.from(list) };
+}
+
+/** Per span-id code, the index of the span event with that id (-1 if none). */
+function spanIndex(store: EventStore): Int32Array {
+  const index = new Int32Array(store.spanIds.length).fill(-1);
+  for (let i = 0; i < store.size; i++) if (store.kind[i] === SPAN && store.spanId[i] >= 0 && index[store.spanId[i]] < 0) index[store.spanId[i]] = i;
+  return index;
+}
+
+/** The rules a logged vector clock must keep (ShiViz's, plus the receive rule). */
+function checkClocks(store: EventStore, report: (issue: ClockIssue) => void): void {
+  const entry = new Float64Array(store.nodes.length);
+  const lastOwn = new Map<number, number>();
+  const fmt = (i: number): string => JSON.stringify(store.clock(i));
+  for (let e = 0; e < store.size; e++) {
+    if ((store.flags[e] & FLAG_CLOCK) === 0) continue;
+    const self = store.node[e];
+    const own = ownCounter(store, e);
+    if (own === 0) {
+      report({ kind: 'missing-own-entry', message: `${store.describe(e)} has clock ${fmt(e)} without an entry for its own node ${store.nodes[self]}; every event must count itself`, events: [e] });
+    } else {
+      const before = lastOwn.get(self);
+      if (before !== undefined && ownCounter(store, before) >= own) {
+        report({
+          kind: 'own-counter-not-increasing',
+          message: `${store.nodes[self]}'s own counter does not grow: ${store.describe(before)} has ${ownCounter(store, before)}, the later ${store.describe(e)} has ${own}`,
+          events: [before, e],
+        });
+      }
+      lastOwn.set(self, e);
+    }
+    const send = store.sendOf(e);
+    if (send < 0 || (store.flags[send] & FLAG_CLOCK) === 0) continue;
+    entry.fill(0);
+    store.forEachClockEntry(e, (n, count) => (entry[n] = count));
+    const behind: string[] = [];
+    store.forEachClockEntry(send, (n, count) => {
+      if (entry[n] < count) behind.push(`${store.nodes[n]} is ${entry[n]} at the receive but ${count} at the send`);
+    });
+    if (behind.length > 0) {
+      report({
+        kind: 'recv-clock-behind-send',
+        message: `${store.describe(e)} has clock ${fmt(e)}, which does not cover its send ${store.describe(send)} with ${fmt(send)}: ${behind.join('; ')}. A receive must merge the sender's clock (component-wise maximum) before ticking.`,
+        events: [e, send],
+      });
+    }
+  }
+}
+
+const cache = new WeakMap<EventStore, Causality>();
+
+/** The store's happens-before, computed on first use and kept. */
+export function causality(store: EventStore): Causality {
+  let c = cache.get(store);
+  if (c === undefined) cache.set(store, (c = new Causality(store)));
+  return c;
+}

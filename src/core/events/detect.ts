@@ -1,0 +1,60 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { UserError } from '../errors';
+import type { InputFormat } from './store';
+import { SHIVIZ_DEFAULT_REGEX } from './formats/text';
+
+/** How much of a file is looked at to tell its format. */
+const HEAD_BYTES = 64 * 1024;
+
+function head(file: string): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const n = fs.readSync(fd, buf, 0, HEAD_BYTES, 0);
+    return buf.toString('utf8', 0, n).replace(/^\uFEFF/, '');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function formatOfJsonObject(value: Record<string, unknown>): InputFormat {
+  if ('traceEvents' in value) return 'chrome';
+  if ('resourceSpans' in value || 'resourceLogs' in value || 'resourceMetrics' in value) return 'otlp';
+  if ('action' in value && 'from' in value && 'to' in value && 'msgId' in value) return 'router';
+  return 'events';
+}
+
+/**
+ * Tells a file's format from its first bytes: JSON flavours by their first object's
+ * keys, ShiViz logs by their header or by the default two-line layout, other text
+ * only when the caller has a regex for it.
+ */
+export function detectFormat(file: string, haveRegex: boolean): InputFormat {
+  const text = head(file);
+  const start = text.trimStart();
+  if (start === '') return 'events';
+  if (start.startsWith('[')) return 'chrome';
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  if (start.startsWith('{')) {
+    const firstLine = lines.find((l) => l.trim() !== '') ?? '';
+    try {
+      const value: unknown = JSON.parse(firstLine);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return formatOfJsonObject(value as Record<string, unknown>);
+    } catch {
+      // Pretty-printed (or truncated): look for the keys instead.
+      if (start.includes('"traceEvents"')) return 'chrome';
+      if (start.includes('"resourceSpans"') || start.includes('"resourceLogs"')) return 'otlp';
+    }
+    return 'events';
+  }
+  if (/\(\?<host>/.test(lines[0]) && /\(\?<(event|ddbench)>/.test(lines[0])) return 'shiviz';
+  if (haveRegex) return 'text';
+  const defaultRegex = new RegExp(SHIVIZ_DEFAULT_REGEX, 'm');
+  const nonBlank = lines.filter((l) => l.trim() !== '');
+  if (nonBlank.length >= 2 && new RegExp(`^${defaultRegex.source}`).test(`${nonBlank[0]}\n${nonBlank[1]}`)) return 'shiviz';
+  throw new UserError(
+    `cannot tell the format of ${path.basename(file)}: it is not JSON (events, router records, OTLP, Chrome trace) and not a ShiViz log. ` +
+      `For a plain-text log give a regex with named groups host, event and (for vector clocks) clock, e.g. ^(?<host>\\S+) (?<clock>\\{.*?\\}) (?<event>.*)$, or choose the format.`,
+  );
+}

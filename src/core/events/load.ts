@@ -1,0 +1,131 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DDBENCH_DIR } from '../bugs/workspace';
+import { UserError } from '../errors';
+import { EventStoreBuilder, type SourceSink } from './build';
+import { detectFormat } from './detect';
+import { readChromeTrace } from './formats/chrome';
+import { readEventsJsonl } from './formats/events-jsonl';
+import { readOtlpJson } from './formats/otlp';
+import { readRouterJsonl } from './formats/router';
+import { readShivizHeader } from './formats/shiviz';
+import { readTextLog, SHIVIZ_DEFAULT_REGEX } from './formats/text';
+import type { EventStore, InputFormat } from './store';
+
+export interface LoadOptions {
+  /** Read every file given directly as this format instead of detecting it. */
+  format?: InputFormat;
+  /** Regex for plain-text logs (named groups host, event, clock, ts|time, level, ...); overrides a ShiViz file's own. */
+  regex?: string;
+  /** ShiViz execution delimiter regex (a matching line starts a new execution). */
+  delimiter?: string;
+  /** Which execution of a multi-execution ShiViz log to read (label or 1-based number). */
+  execution?: string | number;
+  /** The Unix time (µs) timeline time 0 stands for, for absolute times (OTLP, dates in text logs). Default: the first one met. */
+  epochOriginUs?: number;
+}
+
+/** One file to read, and how. */
+export interface TimelineInput {
+  file: string;
+  format?: InputFormat;
+  /** Said in the source's report (for example which run a folder stood for). */
+  note?: string;
+}
+
+const EVENTS_FILE = 'events.jsonl';
+const ROUTER_FILE = 'router.jsonl';
+
+/** A run folder's files: its events, and the router's records when present. */
+function runFiles(dir: string, note?: string): TimelineInput[] {
+  const files: TimelineInput[] = [{ file: path.join(dir, EVENTS_FILE), format: 'events', ...(note !== undefined && { note }) }];
+  const router = path.join(dir, ROUTER_FILE);
+  if (fs.existsSync(router)) files.push({ file: router, format: 'router' });
+  return files;
+}
+
+/** The folder with the newest events.jsonl at most `depth` levels below `root`. */
+function latestRun(root: string, depth: number): string | undefined {
+  let best: { dir: string; mtime: number } | undefined;
+  const visit = (dir: string, level: number): void => {
+    const events = path.join(dir, EVENTS_FILE);
+    if (fs.existsSync(events)) {
+      const mtime = fs.statSync(events).mtimeMs;
+      if (best === undefined || mtime > best.mtime) best = { dir, mtime };
+    }
+    if (level === depth) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) visit(path.join(dir, entry.name), level + 1);
+  };
+  visit(root, 0);
+  return best?.dir;
+}
+
+/**
+ * What the inputs stand for: a file is read as it is; a run or trial folder means
+ * its events.jsonl (and router.jsonl); a workspace means its latest run; any other
+ * folder means the latest run below it. Router records go last, so the events they
+ * duplicate are known when they are read.
+ */
+export function resolveInputs(inputs: readonly string[]): TimelineInput[] {
+  if (inputs.length === 0) throw new UserError('no input: give a workspace, a run folder, or event/log files');
+  const out: TimelineInput[] = [];
+  for (const input of inputs) {
+    if (!fs.existsSync(input)) throw new UserError(`${input} does not exist`);
+    if (!fs.statSync(input).isDirectory()) {
+      out.push({ file: input });
+      continue;
+    }
+    if (fs.existsSync(path.join(input, EVENTS_FILE))) {
+      out.push(...runFiles(input));
+      continue;
+    }
+    const runs = path.join(input, DDBENCH_DIR, 'runs');
+    const latest = fs.existsSync(runs) ? latestRun(runs, 3) : latestRun(input, 2);
+    if (latest === undefined) {
+      throw new UserError(
+        fs.existsSync(runs)
+          ? `the workspace ${input} has no runs yet: launch its cluster or run its reproducer first`
+          : `no ${EVENTS_FILE} in ${input} or below it: give a workspace, a run folder, or event/log files`,
+      );
+    }
+    out.push(...runFiles(latest, `the latest run under ${input}: ${path.relative(input, latest) || '.'}`));
+  }
+  return [...out.filter((i) => i.format !== 'router'), ...out.filter((i) => i.format === 'router')];
+}
+
+async function readInput(input: TimelineInput, format: InputFormat, sink: SourceSink, opts: LoadOptions): Promise<void> {
+  switch (format) {
+    case 'events':
+      return readEventsJsonl(input.file, sink);
+    case 'router':
+      return readRouterJsonl(input.file, sink);
+    case 'otlp':
+      return readOtlpJson(input.file, sink, sink.label);
+    case 'chrome':
+      return readChromeTrace(input.file, sink);
+    case 'shiviz': {
+      const header = readShivizHeader(input.file);
+      return readTextLog(input.file, sink, {
+        regex: opts.regex ?? header?.regex ?? SHIVIZ_DEFAULT_REGEX,
+        delimiter: opts.delimiter ?? header?.delimiter,
+        execution: opts.execution,
+        headerLines: header === undefined ? 0 : 2,
+      });
+    }
+    case 'text':
+      if (opts.regex === undefined) throw new UserError(`${input.file} is read as a plain-text log, which needs a regex with named groups host and event (and clock for vector clocks)`);
+      return readTextLog(input.file, sink, { regex: opts.regex, delimiter: opts.delimiter, execution: opts.execution });
+  }
+}
+
+/** Reads the inputs (see resolveInputs) into one event store. Bad lines are in the store's report, never fatal. */
+export async function loadTimeline(inputs: readonly string[], opts: LoadOptions = {}): Promise<EventStore> {
+  const builder = new EventStoreBuilder(opts.epochOriginUs);
+  for (const input of resolveInputs(inputs)) {
+    const format = input.format ?? opts.format ?? detectFormat(input.file, opts.regex !== undefined);
+    const sink = builder.source(input.file, format);
+    if (input.note !== undefined) sink.note(input.note);
+    await readInput(input, format, sink, opts);
+  }
+  return builder.build();
+}
