@@ -15,6 +15,8 @@ export interface TrialsOptions {
   concurrency?: number;
   onTrial?: (t: TrialResult, done: number, total: number) => void;
   signal?: AbortSignal;
+  /** Keep each node's state at the end of every trial (state.json in the trial's folder). */
+  captureState?: boolean;
 }
 
 export interface TrialsResult {
@@ -49,6 +51,7 @@ export async function runScenarioTrials(
         seed: seed + index,
         runDir: path.join(runDir, `${scenario}-${index}`),
         signal: opts.signal,
+        captureState: opts.captureState,
       });
       results[index] = r;
       opts.onTrial?.(r, ++done, total);

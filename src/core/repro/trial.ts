@@ -7,6 +7,7 @@ import { scenarioFile } from '../bugs/catalog';
 import { clusterContext, ProgressTimeout } from './context';
 import { InvariantViolation } from './scenario';
 import { loadScenario } from './scenario-loader';
+import { STATE_FILE, writeStateSnapshot } from './state-snapshot';
 
 /** The seed of a run or of the first trial when none is given. */
 export const DEFAULT_SEED = 1;
@@ -34,6 +35,8 @@ export interface TrialSpec {
   seed: number;
   runDir: string;
   signal?: AbortSignal;
+  /** Write each node's state at the end of the trial (before the cluster stops) to state.json. */
+  captureState?: boolean;
 }
 
 /**
@@ -70,6 +73,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     cluster?.emit({ node: 'harness', kind: 'check', level: 'error', msg: `trial ${result.verdict}`, fields: { ok: false, reason: result.reason ?? '' } });
   } finally {
     ctx?.dispose();
+    if (spec.captureState && cluster) await writeStateSnapshot(cluster, spec.system.manifest.nodes, path.join(spec.runDir, STATE_FILE));
     await cluster?.stop();
   }
   fs.writeFileSync(path.join(spec.runDir, 'trial.json'), JSON.stringify(result, null, 2) + '\n');
