@@ -176,7 +176,8 @@ export class EventStoreBuilder {
     this.peer[i] = r.peer === undefined ? -1 : this.nodes.code(r.peer);
     const span = r.span;
     const traceId = span?.traceId ?? r.fields?.traceId;
-    this.trace[i] = typeof traceId === 'string' && traceId !== '' ? this.traceIds.code(traceId) : -1;
+    // Hex ids are case-insensitive (OTLP), so the index keeps them in lower case.
+    this.trace[i] = typeof traceId === 'string' && traceId !== '' ? this.traceIds.code(traceId.toLowerCase()) : -1;
     this.spanId[i] = span === undefined ? -1 : this.spanIds.code(span.spanId);
     this.parentSpan[i] = span?.parentId === undefined ? -1 : this.spanIds.code(span.parentId);
     this.dur[i] = r.kind === 'span' && span?.end !== undefined ? Math.max(0, span.end - r.ts) : 0;

@@ -78,7 +78,8 @@ export function whyNotEventRecord(value: unknown): string {
   if (parsed.success) return `a vector-clock counter is above ${MAX_COUNTER}`;
   const issues = parsed.error.issues.map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : 'event';
-    return issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? `${where} is missing` : `${where}: ${issue.message}`;
+    const at = issue.path.reduce<unknown>((v, key) => (isPlainObject(v) ? v[String(key)] : undefined), value);
+    return at === undefined ? `${where} is missing (${issue.message.replace(/, received undefined$/, '')})` : `${where}: ${issue.message}`;
   });
   return `not an event (${issues.join('; ')}); expected an object like ${EXAMPLE}`;
 }
