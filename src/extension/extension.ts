@@ -10,14 +10,14 @@ import { COMMANDS, CONTEXT_KEYS, VIEWS, type CommandName } from './commands';
 import { attachDebugger, pickIsolated, resolveNode } from './nodeActions';
 import { openBug, showPendingIssue } from './openBug';
 import { reportError } from './present';
-import { runReproducerWithProgress } from './reproducer';
+import { ReproducerRuns } from './reproducer';
 import { parseSettings } from './settings';
 import { ClusterStatusBar } from './statusBar';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 
-/** Kept for deactivate(), which gets no context: the running cluster must not outlive the window. */
-let activeSession: ClusterSession | undefined;
+/** Kept for deactivate(), which gets no context: nothing the window started may outlive it. */
+let running: { session: ClusterSession; reproducers: ReproducerRuns } | undefined;
 
 /** What activate() returns: the trees, so the @vscode/test-electron suite can read what the views show. */
 export interface DDBenchApi {
@@ -30,7 +30,8 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   const settings = () => parseSettings((key) => vscode.workspace.getConfiguration().get(key));
   const store = new CatalogStore((problem) => output.appendLine(`[bug set] ${problem}`));
   const session = new ClusterSession();
-  activeSession = session;
+  const reproducers = new ReproducerRuns(output);
+  running = { session, reproducers };
   let bugWorkspace: WorkspaceInfo | undefined;
 
   const bugsTree = new BugsTreeProvider(store, () => bugWorkspace?.bugId);
@@ -76,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     runReproducer: async () => {
       const workspace = requireWorkspace();
       const s = settings();
-      await runReproducerWithProgress(output, { workspace, trials: s.trials, concurrency: s.concurrency });
+      await reproducers.run({ workspace, trials: s.trials, concurrency: s.concurrency });
     },
     killNode: onNode('Kill', (s) => s !== 'stopped' && s !== 'exited', (c, id) => c.kill(id)),
     restartNode: onNode('Restart', () => true, (c, id) => c.restart(id)),
@@ -136,8 +137,8 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   return { bugsTree, clusterTree };
 }
 
-export function deactivate(): Promise<void> | undefined {
-  const session = activeSession;
-  activeSession = undefined;
-  return session?.stop();
+export async function deactivate(): Promise<void> {
+  const current = running;
+  running = undefined;
+  if (current) await Promise.allSettled([current.session.stop(), current.reproducers.cancelAll()]);
 }

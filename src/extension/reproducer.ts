@@ -11,46 +11,76 @@ export interface ReproducerRun {
 
 /**
  * Runs the bug's reproducer with a cancellable progress notification and writes every
- * trial to the DDBench output channel as it finishes.
+ * trial to the DDBench output channel as it finishes. Runs still going when the window
+ * closes are cancelled, so their trial clusters are stopped too.
  */
-export async function runReproducerWithProgress(output: vscode.OutputChannel, run: ReproducerRun): Promise<void> {
-  const { workspace, trials } = run;
-  output.appendLine(`\n=== Reproducer for ${workspace.bugId} in ${workspace.dir}`);
-  output.show(true);
-  const abort = new AbortController();
-  let passed = 0;
-  let failed = 0;
-  let result: ReproResult;
-  try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `DDBench: reproducer for ${workspace.bugId}`, cancellable: true },
-      (progress, token) => {
-        token.onCancellationRequested(() => abort.abort());
-        progress.report({ message: 'starting the first trial' });
-        return runReproducer(workspace.dir, {
-          trials,
-          concurrency: run.concurrency,
-          signal: abort.signal,
-          onTrial: (t, done, total) => {
-            if (t.verdict === 'pass') passed++;
-            else failed++;
-            output.appendLine(formatTrial(t));
-            progress.report({ increment: 100 / total, message: `${done}/${total} trials · ${passed} passed, ${failed} failed` });
-          },
-        });
+export class ReproducerRuns {
+  private readonly running = new Map<AbortController, Promise<void>>();
+
+  constructor(private readonly output: vscode.OutputChannel) {}
+
+  async run(run: ReproducerRun): Promise<void> {
+    const abort = new AbortController();
+    const done = this.runWithProgress(run, abort);
+    this.running.set(abort, done);
+    try {
+      await done;
+    } finally {
+      this.running.delete(abort);
+    }
+  }
+
+  async cancelAll(): Promise<void> {
+    for (const abort of this.running.keys()) abort.abort();
+    await Promise.allSettled(this.running.values());
+  }
+
+  private async runWithProgress(run: ReproducerRun, abort: AbortController): Promise<void> {
+    const { output } = this;
+    const { workspace } = run;
+    output.appendLine(`\n=== Reproducer for ${workspace.bugId} in ${workspace.dir}`);
+    output.show(true);
+    let passed = 0;
+    let failed = 0;
+    let result: ReproResult | undefined;
+    try {
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `DDBench: reproducer for ${workspace.bugId}`, cancellable: true },
+        (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          progress.report({ message: 'starting the first trial' });
+          return runReproducer(workspace.dir, {
+            trials: run.trials,
+            concurrency: run.concurrency,
+            signal: abort.signal,
+            onTrial: (t, done, total) => {
+              if (t.verdict === 'pass') passed++;
+              else failed++;
+              output.appendLine(formatTrial(t));
+              progress.report({ increment: 100 / total, message: `${done}/${total} trials · ${passed} passed, ${failed} failed` });
+            },
+          });
+        },
+      );
+    } catch (err) {
+      if (!abort.signal.aborted) throw err;
+    }
+    if (abort.signal.aborted || !result) {
+      // A partial run has no verdict: too few trials to say anything.
+      output.appendLine(`=== Cancelled after ${passed + failed} trial(s): ${passed} passed, ${failed} failed`);
+      return;
+    }
+    output.appendLine(summary(result));
+    output.appendLine(`    run folder: ${result.runDir}`);
+    const show = 'Show Output';
+    const message = `DDBench: ${result.bugId}: ${summary(result).replace(/^=== /, '')}`;
+    // Not awaited: the command is done when the run is, not when the toast is dismissed.
+    void (result.failed > 0 ? vscode.window.showWarningMessage(message, show) : vscode.window.showInformationMessage(message, show)).then(
+      (choice) => {
+        if (choice) output.show(true);
       },
     );
-  } catch (err) {
-    if (!abort.signal.aborted) throw err;
-    output.appendLine(`=== Cancelled after ${passed + failed} trial(s): ${passed} passed, ${failed} failed`);
-    return;
   }
-  output.appendLine(summary(result) + (abort.signal.aborted ? ' (cancelled)' : ''));
-  output.appendLine(`    run folder: ${result.runDir}`);
-  const show = 'Show Output';
-  const message = `DDBench: ${result.bugId}: ${summary(result).replace(/^=== /, '')}`;
-  const choice = await (result.failed > 0 ? vscode.window.showWarningMessage(message, show) : vscode.window.showInformationMessage(message, show));
-  if (choice) output.show(true);
 }
 
 function summary(r: ReproResult): string {

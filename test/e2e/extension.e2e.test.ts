@@ -170,6 +170,25 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       await waitForStatusBar(`${system} ${nodes.length}/${nodes.length} running`);
     });
 
+    it('Pause/Resume Node and Partition/Heal show in the Cluster view', async () => {
+      const node = nodes[nodes.length - 1] ?? '';
+      await runCommand(page, 'DDBench: Pause Node');
+      await pickQuickItem(page, node);
+      await waitForNodes(`${node} paused`, (n) => new RegExp(n === node ? `^${n} paused$` : `^${n} running$`));
+      await runCommand(page, 'DDBench: Resume Node');
+      await pickQuickItem(page, node);
+      await waitForNodes('every node running', (n) => new RegExp(`^${n} running$`));
+
+      const header = clusterPane().locator('.pane-header');
+      await runCommand(page, 'DDBench: Partition Nodes…');
+      await pickQuickItem(page, node);
+      await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();
+      await header.getByText('partitioned').waitFor({ timeout: UI_TIMEOUT });
+      await screenshot('partitioned');
+      await runCommand(page, 'DDBench: Heal Partition');
+      await header.getByText('partitioned').waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    });
+
     it('Stop Cluster stops every node process', async () => {
       await runCommand(page, 'DDBench: Stop Cluster');
       await clusterPane().getByText('No cluster is running.').waitFor({ timeout: UI_TIMEOUT });
