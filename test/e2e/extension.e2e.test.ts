@@ -196,6 +196,17 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       assert.deepEqual(nodeProcessesUnder(dirs.extensionsDir), [], 'node processes left after Stop Cluster');
     });
 
+    it('reloading the window stops a running cluster (deactivate)', async () => {
+      await runCommand(page, 'DDBench: Launch Cluster');
+      await waitForNodes('every node running', (n) => new RegExp(`^${n} running$`));
+      assert.equal(nodeProcessesUnder(dirs.extensionsDir).length, nodes.length);
+      await runCommand(page, 'Developer: Reload Window');
+      await waitUntil('no node process left', async () => nodeProcessesUnder(dirs.extensionsDir), (left) => left.length === 0, UI_TIMEOUT);
+      await waitForWorkbench(page);
+      await page.locator('.part.activitybar [aria-label="DDBench"]').first().click();
+      await clusterPane().getByText('No cluster is running.').waitFor({ timeout: UI_TIMEOUT });
+    });
+
     it('Run Reproducer reports each trial in the DDBench output channel', async () => {
       await runCommand(page, 'DDBench: Run Reproducer');
       const text = await waitUntil(
