@@ -5,7 +5,9 @@ import { commandBugs } from './commands/bugs';
 import { commandDemo } from './commands/demo';
 import { commandDiff } from './commands/diff';
 import { commandOpen } from './commands/open';
+import { commandReplay, type ReplayOpts } from './commands/replay';
 import { commandRepro } from './commands/repro';
+import { commandSim, type SimOpts } from './commands/sim';
 import { commandUp } from './commands/up';
 import { commandValidate } from './commands/validate';
 import { commandVerify } from './commands/verify';
@@ -51,6 +53,8 @@ program
   .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial; trial i uses seed+i', parseCount('--seed', 0))
   .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--seeds <n>', 'simulated seeds after the live trials (default: 100)', parseCount('--seeds', 1))
+  .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
   .action((dir: string, o: RunOpts) => runCommand(() => commandRepro(dir, o)));
 
@@ -63,6 +67,8 @@ program
   .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
   .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--seeds <n>', "simulated seeds the fix must pass (default: from the buggy code's failure rate over 100 seeds, N >= ln 0.05 / ln(1-p), at least 100)", parseCount('--seeds', 1))
+  .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
   .addHelpText('after', '\nWith neither --patch nor --reference, the workspace\'s own changes (as `ddbench diff` prints them) are verified.')
   .action((dir: string, o: RunOpts & { patch?: string; reference?: boolean }) => runCommand(() => commandVerify(dir, o)));
@@ -75,14 +81,41 @@ program
 
 program
   .command('validate')
-  .description('check bugs of the set: the reproducer fails on the buggy code in >=90% of trials and passes on the fix in 100%')
+  .description('check bugs of the set: the reproducer fails on the buggy code in >=90% of trials and passes on the fix in 100%; under simulation the buggy code fails and the fix passes every seed')
   .argument('[bug...]', 'bug ids (default: all)')
   .option('--trials <n>', "trials per code version (default: each bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
   .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--keep-runs <dir>', 'keep every trial\'s events under this folder')
+  .option('--seeds <n>', "simulated seeds the fix must pass (default: at least 1000, more if the buggy code's failure rate calls for it)", parseCount('--seeds', 1))
+  .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
   .action((bugs: string[], o: RunOpts & { keepRuns?: string }) => runCommand(() => commandValidate(bugs, o)));
+
+program
+  .command('sim')
+  .description("run the bug's reproducer over many seeds in simulation (one process, virtual time) against the workspace's code; exit 1 if any seed fails")
+  .argument('<dir>', 'workspace folder')
+  .option('--seeds <n>', 'number of seeds (default: 100)', parseCount('--seeds', 1))
+  .option('--from <s>', 'first seed (default: 1)', parseCount('--from', 0))
+  .option('--stop-at-first', 'stop at the first failing seed')
+  .option('--scenario <name>', "another of the system's scenarios (a regression check, say)")
+  .option('--check-determinism', 'run every seed twice and compare the events byte for byte')
+  .option('--shrink', 'shrink the first failing seed to the scheduler decisions that matter')
+  .option('--json', 'machine-readable output')
+  .action((dir: string, o: SimOpts) => runCommand(() => commandSim(dir, o)));
+
+program
+  .command('replay')
+  .description("replay one simulated seed: write its events (for the timeline) under the workspace's .ddbench/runs/replay-seed-S/ and print where it failed; exit 1 if it failed")
+  .argument('<dir>', 'workspace folder')
+  .option('--seed <s>', 'the seed to replay', parseCount('--seed', 0))
+  .option('--out <file>', 'write the events here instead')
+  .option('--scenario <name>', "another of the system's scenarios")
+  .option('--schedule <file>', 'replay a schedule.json written by an earlier replay (a shrunk one, say)')
+  .option('--shrink', 'shrink the failing schedule first, then replay the shrunk one')
+  .option('--json', 'machine-readable output')
+  .action((dir: string, o: ReplayOpts) => runCommand(() => commandReplay(dir, o)));
 
 program
   .command('demo')

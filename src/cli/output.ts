@@ -46,4 +46,7 @@ export interface RunOpts {
   seed?: number;
   concurrency?: number;
   json?: boolean;
+  /** Simulated seeds beside the live trials; commander's --no-sim sets false. */
+  sim?: boolean;
+  seeds?: number;
 }

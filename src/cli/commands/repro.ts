@@ -1,6 +1,7 @@
 import { runReproducer } from '../../core/repro/runner';
 import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';
+import { checkSimProgress, simLine } from '../sim-report';
 
 export async function commandRepro(dir: string, o: RunOpts): Promise<number> {
   const controller = new AbortController();
@@ -12,15 +13,21 @@ export async function commandRepro(dir: string, o: RunOpts): Promise<number> {
       seed: o.seed,
       concurrency: o.concurrency,
       signal: controller.signal,
+      sim: o.sim,
+      simSeeds: o.seeds,
       onTrial: (t, done, total) => progress(`[${done}/${total}]${trialLine(t)}`),
+      onSimSeed: o.json ? undefined : checkSimProgress(),
     });
     if (o.json) printJson(r);
     else {
       say(summaryLine(`reproducer for ${r.bugId}`, r));
+      if (r.sim) say(simLine(`reproducer for ${r.bugId}`, r.sim));
       await printFirstFailure(r);
+      if (r.sim?.firstFailingSeed !== undefined) say(`\nreplay the first failing seed: ddbench replay ${dir} --seed ${r.sim.firstFailingSeed}`);
       say(`\nruns: ${r.runDir}`);
     }
-    return r.failed === 0 && r.trials.length > 0 ? EXIT.ok : EXIT.failed;
+    const simPassed = r.sim === undefined || r.sim.failed === 0;
+    return r.failed === 0 && r.trials.length > 0 && simPassed ? EXIT.ok : EXIT.failed;
   } finally {
     process.off('SIGINT', onSigint);
   }

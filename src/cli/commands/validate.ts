@@ -2,6 +2,7 @@ import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { validateBug, type ValidationResult } from '../../core/repro/verify';
 import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { trialLine } from '../report';
+import { checkSimProgress } from '../sim-report';
 
 export async function commandValidate(ids: string[], o: RunOpts & { keepRuns?: string }): Promise<number> {
   const catalog = await loadCatalog();
@@ -15,11 +16,18 @@ export async function commandValidate(ids: string[], o: RunOpts & { keepRuns?: s
       seed: o.seed,
       concurrency: o.concurrency,
       keepRuns: o.keepRuns,
+      sim: o.sim,
+      simSeeds: o.seeds,
       onTrial: (t, done, total) => progress(`  [${done}/${total}]${trialLine(t)}`),
+      onSimSeed: o.json ? undefined : checkSimProgress(),
     });
     results.push(r);
     if (!o.json) {
       say(`${bug.id}: ${r.ok ? 'OK' : 'FAILED'} — buggy fails ${pct(r.buggyFailureRate)} (${r.buggy.failed}/${r.buggy.trials.length}), fixed passes ${r.fixed.passed}/${r.fixed.trials.length}`);
+      if (r.sim) {
+        const { buggy, fixed } = r.sim;
+        say(`  simulation: buggy fails ${pct(buggy.failureRate)} of seeds (${buggy.failed}/${buggy.seeds}), fixed passes ${fixed.seeds - fixed.failed}/${r.sim.required} seeds (${fixed.seedsPerSecond.toFixed(0)} seeds/s)`);
+      }
       for (const p of r.problems) say(`  problem: ${p}`);
     }
   }

@@ -3,6 +3,7 @@ import { UserError } from '../../core/errors';
 import { verifyFix, type FixSource } from '../../core/repro/verify';
 import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';
+import { checkSimProgress, simVerificationLines } from '../sim-report';
 
 export async function commandVerify(dir: string, o: RunOpts & { patch?: string; reference?: boolean }): Promise<number> {
   if (o.patch && o.reference) throw new UserError('give either --patch FILE or --reference, not both');
@@ -16,13 +17,17 @@ export async function commandVerify(dir: string, o: RunOpts & { patch?: string; 
       seed: o.seed,
       concurrency: o.concurrency,
       signal: controller.signal,
+      sim: o.sim,
+      simSeeds: o.seeds,
       onTrial: (t, done, total) => progress(`[${done}/${total}]${trialLine(t)}`),
+      onSimSeed: o.json ? undefined : checkSimProgress(),
     });
     if (o.json) printJson(r);
     else {
       say(`patch: ${r.patch.files.join(', ')}${r.patch.fuzz ? ` (applied with ${r.patch.fuzz} lines of context tolerance)` : ''}`);
       say(summaryLine('reproducer', r));
       for (const g of r.regression) say(summaryLine('regression', g));
+      if (r.sim) for (const line of simVerificationLines(r.sim)) say(line);
       await printFirstFailure(r);
       for (const g of r.regression) await printFirstFailure(g);
       say(r.verified ? `\nVERIFIED: ${r.bugId} is fixed by this patch.` : `\nNOT VERIFIED: ${r.bugId}.`);

@@ -83,7 +83,8 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
 class TrialTimeout extends Error {}
 class TrialAborted extends Error {}
 
-function classify(err: unknown): Pick<TrialResult, 'verdict' | 'reason' | 'violation'> {
+/** The verdict an error from a trial stands for; the simulated trial uses it too. */
+export function classify(err: unknown): Pick<TrialResult, 'verdict' | 'reason' | 'violation'> {
   if (err instanceof InvariantViolation) {
     return { verdict: 'fail', reason: err.message, violation: { check: err.check, details: err.details } };
   }

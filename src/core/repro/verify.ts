@@ -6,6 +6,7 @@ import { findSystem } from '../bugs/catalog';
 import { copySystemParts, materialiseBuggySource } from '../bugs/workspace';
 import { UserError } from '../errors';
 import { applyUnifiedDiff, diffTrees, reverseUnifiedDiff, type AppliedPatch } from '../patch/unified';
+import { VALIDATE_BUGGY_SEEDS, VALIDATE_FIX_SEEDS, verifyInSimulation, type SimCheckOptions, type SimVerification } from '../sim/verification';
 import { resolveWorkspace, runsDir } from './launch';
 import { newRunId } from './runid';
 import { runScenarioTrials, type TrialsOptions, type TrialsResult } from './runner';
@@ -15,12 +16,16 @@ export type FixSource = { kind: 'patch'; file: string } | { kind: 'workspace' } 
 
 export interface VerifyResult extends TrialsResult {
   bugId: string;
-  /** The reproducer passed every trial and every regression check passed. */
+  /** The reproducer passed every trial and every regression check passed (and every simulated seed, unless turned off). */
   verified: boolean;
   regression: TrialsResult[];
   patch: AppliedPatch & { diff: string };
   runDir: string;
+  /** The bug's failure rate over simulated seeds of the buggy code, and the fix's run over as many seeds as that rate calls for. */
+  sim?: SimVerification;
 }
+
+type CheckOptions = Partial<TrialsOptions> & SimCheckOptions & { regressionTrials?: number };
 
 const SOURCE_ROOTS = ['src'];
 
@@ -37,7 +42,7 @@ export async function workspaceDiff(dir: string): Promise<string> {
  * Applies a fix to a scratch copy of the bug's original code (never the workspace),
  * then runs the reproducer and the bug's regression checks on it.
  */
-export async function verifyFix(dir: string, source: FixSource, opts: Partial<TrialsOptions> & { regressionTrials?: number } = {}): Promise<VerifyResult> {
+export async function verifyFix(dir: string, source: FixSource, opts: CheckOptions = {}): Promise<VerifyResult> {
   const ws = await resolveWorkspace(dir);
   const diff =
     source.kind === 'reference'
@@ -51,11 +56,20 @@ export async function verifyFix(dir: string, source: FixSource, opts: Partial<Tr
     materialiseBuggySource(ws.system, ws.bug, scratch);
     const applied = applyUnifiedDiff(scratch, diff);
     const checks = await checkCode(ws.system, ws.bug, scratch, runDir, opts);
-    return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
+    if (opts.sim === false || opts.signal?.aborted) return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
+    const sim = await withScratch((buggyDir) => {
+      materialiseBuggySource(ws.system, ws.bug, buggyDir);
+      return verifyInSimulation(ws.system, ws.bug.manifest.reproducer.scenario, buggyDir, scratch, simOptions(opts));
+    });
+    return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks, verified: checks.verified && sim.passed, sim };
   });
 }
 
-async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, runDir: string, opts: Partial<TrialsOptions> & { regressionTrials?: number }) {
+function simOptions(opts: CheckOptions): Parameters<typeof verifyInSimulation>[4] {
+  return { seeds: opts.simSeeds, from: opts.seed, signal: opts.signal, onSeed: opts.onSimSeed };
+}
+
+async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, runDir: string, opts: CheckOptions) {
   const trials = opts.trials ?? bug.manifest.reproducer.trials;
   const repro = await runScenarioTrials(system, codeDir, bug.manifest.reproducer.scenario, runDir, { ...opts, trials });
   const regression: TrialsResult[] = [];
@@ -75,6 +89,8 @@ export interface ValidationResult {
   buggy: TrialsResult;
   fixed: TrialsResult;
   regression: { code: 'buggy' | 'fixed'; result: TrialsResult }[];
+  /** The reproducer over simulated seeds: the buggy code's failure rate, and the fix over at least VALIDATE_FIX_SEEDS seeds. */
+  sim?: SimVerification;
   problems: string[];
 }
 
@@ -84,7 +100,7 @@ export const REQUIRED_FAILURE_RATE = 0.9;
  * Checks a bug of the set: its reproducer fails on the buggy code in at least 90% of
  * trials, passes on the fixed code in all, and the regression checks pass on both.
  */
-export async function validateBug(catalog: Catalog, bug: BugEntry, opts: Partial<TrialsOptions> & { regressionTrials?: number; keepRuns?: string } = {}): Promise<ValidationResult> {
+export async function validateBug(catalog: Catalog, bug: BugEntry, opts: CheckOptions & { keepRuns?: string } = {}): Promise<ValidationResult> {
   const system = findSystem(catalog, bug.system);
   const trials = opts.trials ?? bug.manifest.reproducer.trials;
   const run = async (runRoot: string) =>
@@ -113,10 +129,22 @@ export async function validateBug(catalog: Catalog, bug: BugEntry, opts: Partial
       const buggyFailureRate = buggy.trials.length ? reproductions / buggy.trials.length : 0;
       if (buggyFailureRate < REQUIRED_FAILURE_RATE) problems.push(`reproducer fails on the buggy code in ${reproductions}/${buggy.trials.length} trials (needs ${Math.round(REQUIRED_FAILURE_RATE * 100)}%)`);
       if (fixed.failed > 0) problems.push(`reproducer fails on the fixed code in ${fixed.failed}/${fixed.trials.length} trials: ${fixed.trials.find((t) => t.verdict !== 'pass')?.reason ?? ''}`);
-      return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, problems };
+      if (opts.sim === false || opts.signal?.aborted) return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, problems };
+      const sim = await verifyInSimulation(system, scenario, buggyDir, fixedDir, { ...simOptions(opts), measureSeeds: VALIDATE_BUGGY_SEEDS, floor: VALIDATE_FIX_SEEDS });
+      problems.push(...simProblems(sim));
+      return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, sim, problems };
     });
   if (opts.keepRuns) return run(path.join(opts.keepRuns, bug.id));
   return withScratch((runRoot) => run(runRoot));
+}
+
+function simProblems(sim: SimVerification): string[] {
+  const problems: string[] = [];
+  if (sim.buggy.failed === 0) problems.push(`reproducer never fails under simulation on the buggy code (${sim.buggy.seeds} seeds from ${sim.buggy.from})`);
+  const f = sim.fixed;
+  if (f.failed > 0) problems.push(`reproducer fails under simulation on the fixed code at seed ${f.firstFailingSeed}: ${f.firstFailure?.reason ?? ''}`);
+  else if (f.seeds < sim.required) problems.push(`only ${f.seeds} of ${sim.required} simulated seeds ran on the fixed code`);
+  return problems;
 }
 
 function readPatchFile(file: string): string {

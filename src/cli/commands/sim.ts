@@ -1,0 +1,54 @@
+import { UserError } from '../../core/errors';
+import { shrinkWorkspaceSeed, simulateWorkspace } from '../../core/sim/workspace';
+import { EXIT, printJson, progress, say } from '../output';
+import { printShrunk, simProgress } from '../sim-report';
+
+export interface SimOpts {
+  seeds?: number;
+  from?: number;
+  stopAtFirst?: boolean;
+  scenario?: string;
+  checkDeterminism?: boolean;
+  shrink?: boolean;
+  json?: boolean;
+}
+
+export const DEFAULT_CLI_SEEDS = 100;
+
+export async function commandSim(dir: string, o: SimOpts): Promise<number> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const r = await simulateWorkspace(dir, {
+      seeds: o.seeds ?? DEFAULT_CLI_SEEDS,
+      from: o.from,
+      stopAtFirstFailure: o.stopAtFirst,
+      scenario: o.scenario,
+      checkDeterminism: o.checkDeterminism,
+      signal: controller.signal,
+      onSeed: o.json ? undefined : simProgress('sim'),
+    });
+    let shrunk;
+    if (o.shrink && r.firstFailingSeed !== undefined) {
+      if (!o.json) progress(`shrinking the schedule of seed ${r.firstFailingSeed} …`);
+      shrunk = await shrinkWorkspaceSeed(dir, r.firstFailingSeed, { scenario: o.scenario, signal: controller.signal });
+    }
+    if (o.json) printJson({ ...r, ...(shrunk && { shrunk }) });
+    else {
+      const last = r.from + r.seedsRun - 1;
+      say(`simulated ${r.scenario} of ${r.bugId} in ${r.dir}`);
+      say(`  seeds run: ${r.seedsRun} (${r.from}..${last})`);
+      say(`  failed seeds: ${r.failedSeeds.length}${r.failedSeeds.length ? ` (${(r.failureRate * 100).toFixed(1)}%): ${r.failedSeeds.slice(0, 30).join(', ')}${r.failedSeeds.length > 30 ? ', …' : ''}` : ''}`);
+      if (r.firstFailure) say(`  first failing seed: ${r.firstFailure.seed} — ${r.firstFailure.verdict}: ${r.firstFailure.reason ?? ''}`);
+      say(`  seeds per second: ${r.seedsPerSecond.toFixed(1)}`);
+      if (o.checkDeterminism) say(`  determinism: ${r.nondeterministicSeeds.length === 0 ? 'every seed ran twice with byte-identical events' : `seeds ${r.nondeterministicSeeds.join(', ')} gave different events on a second run`}`);
+      if (shrunk) printShrunk(shrunk);
+      if (r.firstFailingSeed !== undefined) say(`\nreplay it: ddbench replay ${r.dir} --seed ${r.firstFailingSeed}${o.scenario ? ` --scenario ${o.scenario}` : ''}`);
+    }
+    if (r.nondeterministicSeeds.length > 0) throw new UserError(`the simulation is not deterministic for seeds ${r.nondeterministicSeeds.join(', ')}: the system or scenario depends on something outside rt (module-level state, Math.random, Date.now, real timers or I/O)`);
+    return r.failedSeeds.length === 0 && r.seedsRun > 0 ? EXIT.ok : EXIT.failed;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
