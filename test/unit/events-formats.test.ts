@@ -114,6 +114,16 @@ describe('events: reading files', () => {
       );
     });
 
+    it('reads router files after event files whatever order they are given in', async () => {
+      const router = writeJsonl(t.dir, 'router.jsonl', records.slice(0, 2));
+      const events = writeJsonl(t.dir, 'events.jsonl', [{ ts: 9, node: 'n1', kind: 'send', msg: 'Append', msgId: 'n1:1', peer: 'n2' }]);
+      const store = await loadTimeline([router, events]);
+      assert.deepEqual(store.sources.map((s) => [s.format, s.events, s.duplicates]), [
+        ['events', 1, 0],
+        ['router', 1, 1],
+      ]);
+    });
+
     it('reports a record that is not a router step', async () => {
       const store = await loadTimeline([file('router.jsonl', `${JSON.stringify({ ts: 1, action: 'teleport', msgId: 'x', from: 'a', to: 'b', type: 't' })}\n`)]);
       assert.equal(store.badCount, 1);

@@ -25,6 +25,8 @@ export interface ClockIssue {
   events: number[];
 }
 
+type Report = (kind: ClockIssueKind, events: number[], message: () => string) => void;
+
 /** Lane positions [from, to) of one node. */
 export interface LaneRange {
   node: number;
@@ -92,7 +94,8 @@ export class Causality {
   private readonly clocks: Uint32Array;
 
   constructor(private readonly store: EventStore) {
-    const deps = crossLaneDependencies(store, (issue) => this.report(issue));
+    const report: Report = (kind, events, message) => this.report(kind, events, message);
+    const deps = crossLaneDependencies(store, report);
     this.column = new Int32Array(store.nodes.length).fill(-1);
     let width = 0;
     for (const d of deps.list) if (this.column[store.node[d]] < 0) this.column[store.node[d]] = width++;
@@ -100,7 +103,7 @@ export class Causality {
     this.clocks = new Uint32Array(store.size * width);
     this.lamport = new Uint32Array(store.size);
     this.propagate(deps);
-    checkClocks(store, (issue) => this.report(issue));
+    checkClocks(store, report);
   }
 
   /** True when a happened before b (a → b). */
@@ -168,9 +171,10 @@ export class Causality {
     return vc;
   }
 
-  private report(issue: ClockIssue): void {
+  /** Counts an issue; its message is only made for the ones kept. */
+  private report(kind: ClockIssueKind, events: number[], message: () => string): void {
     this.issueCount++;
-    if (this.issues.length < MAX_ISSUES) this.issues.push(issue);
+    if (this.issues.length < MAX_ISSUES) this.issues.push({ kind, events, message: message() });
   }
 
   /**
@@ -203,11 +207,12 @@ export class Causality {
         for (let n = 0; n < lanes.length; n++) if (next[n] < lanes[n].length && (stuck < 0 || lanes[n][next[n]] < stuck)) stuck = lanes[n][next[n]];
         const waits: number[] = [];
         for (let k = deps.start[stuck]; k < deps.start[stuck + 1]; k++) if (!isDone(deps.list[k])) waits.push(deps.list[k]);
-        this.report({
-          kind: 'cycle',
-          message: `happens-before cycle: ${this.store.describe(stuck)} comes after ${waits.map((w) => this.store.describe(w)).join(' and ')}, which in turn (through its node's earlier events) comes after it. Message ids reused for different messages, or clocks copied between nodes, cause this; the edge is ignored.`,
-          events: [stuck, ...waits],
-        });
+        this.report(
+          'cycle',
+          [stuck, ...waits],
+          () =>
+            `happens-before cycle: ${this.store.describe(stuck)} comes after ${waits.map((w) => this.store.describe(w)).join(' and ')}, which in turn (through its node's earlier events) comes after it. Message ids reused for different messages, or clocks copied between nodes, cause this; the edge is ignored.`,
+        );
         this.take(stuck, deps, isDone);
         next[node[stuck]]++;
         remaining--;
@@ -274,15 +279,12 @@ function ownCounters(store: EventStore, n: number): OwnCounters {
 /** The event's own entry in its own vector clock, 0 when it has none. */
 function ownCounter(store: EventStore, i: number): number {
   if ((store.flags[i] & FLAG_CLOCK) === 0) return 0;
-  let own = 0;
   const self = store.node[i];
-  store.forEachClockEntry(i, (n, count) => {
-    if (n === self) own = count;
-  });
-  return own;
+  for (let k = store.vcOff[i], end = k + store.vcLen[i]; k < end; k++) if (store.vcKey[k] === self) return store.vcVal[k];
+  return 0;
 }
 
-function crossLaneDependencies(store: EventStore, report: (issue: ClockIssue) => void): Dependencies {
+function crossLaneDependencies(store: EventStore, report: Report): Dependencies {
   const { node, lanes, lanePos } = store;
   const counters: (OwnCounters | undefined)[] = new Array(lanes.length);
   const countersOf = (n: number): OwnCounters => (counters[n] ??= ownCounters(store, n));
@@ -300,15 +302,17 @@ function crossLaneDependencies(store: EventStore, report: (issue: ClockIssue) =>
       if (node[d] !== self) {
         if (!list.includes(d, start[e])) list.push(d);
       } else if (lanePos[d] > lanePos[e]) {
-        report({ kind: 'cycle', message: `${store.describe(e)} comes before ${store.describe(d)} on the same node, yet depends on it; the edge is ignored`, events: [e, d] });
+        report('cycle', [e, d], () => `${store.describe(e)} comes before ${store.describe(d)} on the same node, yet depends on it; the edge is ignored`);
       }
     };
     if (store.kind[e] === RECV) add(store.sendOf(e));
     if (store.kind[e] === SPAN && store.parentSpan[e] >= 0) add(spanEvent[store.parentSpan[e]]);
     if ((store.flags[e] & FLAG_CLOCK) !== 0) {
       const known = (previous[self] ??= new Uint32Array(store.nodes.length));
-      store.forEachClockEntry(e, (n, count) => {
-        if (n === self || count <= known[n]) return;
+      for (let k = store.vcOff[e], end = k + store.vcLen[e]; k < end; k++) {
+        const n = store.vcKey[k];
+        const count = store.vcVal[k];
+        if (n === self || count <= known[n]) continue;
         known[n] = count;
         const own = countersOf(n);
         const q = lowerBound(own.max, count + 1);
@@ -318,16 +322,12 @@ function crossLaneDependencies(store: EventStore, report: (issue: ClockIssue) =>
           ahead.set(n, a);
         }
         if (q > 0 && own.last[q - 1] >= 0) add(lanes[n][own.last[q - 1]]);
-      });
+      }
     }
   }
   start[store.size] = list.length;
   for (const [n, a] of ahead) {
-    report({
-      kind: 'clock-ahead-of-log',
-      message: `${store.describe(a.first)} has a clock entry for ${store.nodes[n]} beyond its last recorded counter (${a.max})${a.count > 1 ? `, as do ${a.count - 1} later events` : ''}: events of ${store.nodes[n]} are missing from the log, or the clock is wrong`,
-      events: [a.first],
-    });
+    report('clock-ahead-of-log', [a.first], () => `${store.describe(a.first)} has a clock entry for ${store.nodes[n]} beyond its last recorded counter (${a.max})${a.count > 1 ? `, as do ${a.count - 1} later events` : ''}: events of ${store.nodes[n]} are missing from the log, or the clock is wrong`);
   }
   return { start, list: Uint32Array.from(list) };
 }
@@ -340,41 +340,37 @@ function spanIndex(store: EventStore): Int32Array {
 }
 
 /** The rules a logged vector clock must keep (ShiViz's, plus the receive rule). */
-function checkClocks(store: EventStore, report: (issue: ClockIssue) => void): void {
+function checkClocks(store: EventStore, report: Report): void {
   const entry = new Float64Array(store.nodes.length);
-  const lastOwn = new Map<number, number>();
+  const lastEvent = new Int32Array(store.nodes.length).fill(-1);
+  const lastCount = new Uint32Array(store.nodes.length);
   const fmt = (i: number): string => JSON.stringify(store.clock(i));
   for (let e = 0; e < store.size; e++) {
     if ((store.flags[e] & FLAG_CLOCK) === 0) continue;
     const self = store.node[e];
     const own = ownCounter(store, e);
     if (own === 0) {
-      report({ kind: 'missing-own-entry', message: `${store.describe(e)} has clock ${fmt(e)} without an entry for its own node ${store.nodes[self]}; every event must count itself`, events: [e] });
+      report('missing-own-entry', [e], () => `${store.describe(e)} has clock ${fmt(e)} without an entry for its own node ${store.nodes[self]}; every event must count itself`);
     } else {
-      const before = lastOwn.get(self);
-      if (before !== undefined && ownCounter(store, before) >= own) {
-        report({
-          kind: 'own-counter-not-increasing',
-          message: `${store.nodes[self]}'s own counter does not grow: ${store.describe(before)} has ${ownCounter(store, before)}, the later ${store.describe(e)} has ${own}`,
-          events: [before, e],
-        });
+      const before = lastEvent[self];
+      if (before >= 0 && lastCount[self] >= own) {
+        const had = lastCount[self];
+        report('own-counter-not-increasing', [before, e], () => `${store.nodes[self]}'s own counter does not grow: ${store.describe(before)} has ${had}, the later ${store.describe(e)} has ${own}`);
       }
-      lastOwn.set(self, e);
+      lastEvent[self] = e;
+      lastCount[self] = own;
     }
     const send = store.sendOf(e);
     if (send < 0 || (store.flags[send] & FLAG_CLOCK) === 0) continue;
-    entry.fill(0);
-    store.forEachClockEntry(e, (n, count) => (entry[n] = count));
+    for (let k = store.vcOff[e], end = k + store.vcLen[e]; k < end; k++) entry[store.vcKey[k]] = store.vcVal[k];
     const behind: string[] = [];
-    store.forEachClockEntry(send, (n, count) => {
-      if (entry[n] < count) behind.push(`${store.nodes[n]} is ${entry[n]} at the receive but ${count} at the send`);
-    });
+    for (let k = store.vcOff[send], end = k + store.vcLen[send]; k < end; k++) {
+      const n = store.vcKey[k];
+      if (entry[n] < store.vcVal[k]) behind.push(`${store.nodes[n]} is ${entry[n]} at the receive but ${store.vcVal[k]} at the send`);
+    }
+    for (let k = store.vcOff[e], end = k + store.vcLen[e]; k < end; k++) entry[store.vcKey[k]] = 0;
     if (behind.length > 0) {
-      report({
-        kind: 'recv-clock-behind-send',
-        message: `${store.describe(e)} has clock ${fmt(e)}, which does not cover its send ${store.describe(send)} with ${fmt(send)}: ${behind.join('; ')}. A receive must merge the sender's clock (component-wise maximum) before ticking.`,
-        events: [e, send],
-      });
+      report('recv-clock-behind-send', [e, send], () => `${store.describe(e)} has clock ${fmt(e)}, which does not cover its send ${store.describe(send)} with ${fmt(send)}: ${behind.join('; ')}. A receive must merge the sender's clock (component-wise maximum) before ticking.`);
     }
   }
 }

@@ -63,8 +63,7 @@ function latestRun(root: string, depth: number): string | undefined {
 /**
  * What the inputs stand for: a file is read as it is; a run or trial folder means
  * its events.jsonl (and router.jsonl); a workspace means its latest run; any other
- * folder means the latest run below it. Router records go last, so the events they
- * duplicate are known when they are read.
+ * folder means the latest run below it.
  */
 export function resolveInputs(inputs: readonly string[]): TimelineInput[] {
   if (inputs.length === 0) throw new UserError('no input: give a workspace, a run folder, or event/log files');
@@ -90,7 +89,7 @@ export function resolveInputs(inputs: readonly string[]): TimelineInput[] {
     }
     out.push(...runFiles(latest, `the latest run under ${input}: ${path.relative(input, latest) || '.'}`));
   }
-  return [...out.filter((i) => i.format !== 'router'), ...out.filter((i) => i.format === 'router')];
+  return out;
 }
 
 async function readInput(input: TimelineInput, format: InputFormat, sink: SourceSink, opts: LoadOptions): Promise<void> {
@@ -118,14 +117,18 @@ async function readInput(input: TimelineInput, format: InputFormat, sink: Source
   }
 }
 
-/** Reads the inputs (see resolveInputs) into one event store. Bad lines are in the store's report, never fatal. */
+/**
+ * Reads the inputs (see resolveInputs) into one event store. Bad lines are in the
+ * store's report, never fatal. Router records are read last, so the steps that the
+ * event files already show are known and not added twice.
+ */
 export async function loadTimeline(inputs: readonly string[], opts: LoadOptions = {}): Promise<EventStore> {
   const builder = new EventStoreBuilder(opts.epochOriginUs);
-  for (const input of resolveInputs(inputs)) {
-    const format = input.format ?? opts.format ?? detectFormat(input.file, opts.regex !== undefined);
-    const sink = builder.source(input.file, format);
+  const typed = resolveInputs(inputs).map((input) => ({ ...input, format: input.format ?? opts.format ?? detectFormat(input.file, opts.regex !== undefined) }));
+  for (const input of [...typed.filter((i) => i.format !== 'router'), ...typed.filter((i) => i.format === 'router')]) {
+    const sink = builder.source(input.file, input.format);
     if (input.note !== undefined) sink.note(input.note);
-    await readInput(input, format, sink, opts);
+    await readInput(input, input.format, sink, opts);
   }
   return builder.build();
 }

@@ -100,8 +100,3 @@ export function toEvent(record: EventRecord, defaultId: string): Event {
   if (record.fields !== undefined) e.fields = record.fields;
   return e;
 }
-
-/** The JSON text a converted record is kept as: the same text the event files hold. */
-export function recordText(record: EventRecord): string {
-  return JSON.stringify(record);
-}

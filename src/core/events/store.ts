@@ -117,6 +117,11 @@ export class EventStore {
   readonly trace: Int32Array;
   readonly spanId: Int32Array;
   readonly parentSpan: Int32Array;
+  /** Each event's own vector clock: `vcLen[i]` entries from `vcOff[i]` in the (node code, counter) pool `vcKey`/`vcVal`. */
+  readonly vcOff: Uint32Array;
+  readonly vcLen: Uint16Array;
+  readonly vcKey: Uint32Array;
+  readonly vcVal: Uint32Array;
   readonly nodes: readonly string[];
   readonly texts: readonly string[];
   readonly messageIds: readonly string[];
@@ -145,6 +150,7 @@ export class EventStore {
     ({ ts: this.ts, dur: this.dur, node: this.node, kind: this.kind, level: this.level, flags: this.flags } = columns);
     ({ msg: this.msg, msgId: this.msgId, peer: this.peer, trace: this.trace, spanId: this.spanId, parentSpan: this.parentSpan } = columns);
     ({ nodes: this.nodes, texts: this.texts, messageIds: this.messageIds, traceIds: this.traceIds, spanIds: this.spanIds } = columns);
+    ({ vcOff: this.vcOff, vcLen: this.vcLen, vcKey: this.vcKey, vcVal: this.vcVal } = columns);
     ({ sources: this.sources, bad: this.bad, badCount: this.badCount, epochOriginUs: this.epochOriginUs } = columns);
     [this.lanes, this.lanePos] = buildLanes(columns.node, columns.nodes.length);
     [this.sendOfMessage, this.firstRecv, this.nextRecv] = linkMessages(this, columns.messageIds.length);
@@ -192,18 +198,11 @@ export class EventStore {
     return `${this.nodeName(i)} ${this.kindName(i)}${text === undefined ? '' : ` ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)}`} (${this.where(i)})`;
   }
 
-  /** Calls `fn` for each entry of the event's own vector clock (node code, counter). */
-  forEachClockEntry(i: number, fn: (node: number, count: number) => void): void {
-    const off = this.c.vcOff[i];
-    const end = off + this.c.vcLen[i];
-    for (let k = off; k < end; k++) fn(this.c.vcKey[k], this.c.vcVal[k]);
-  }
-
   /** The event's own vector clock, undefined if it carried none. */
   clock(i: number): VectorClock | undefined {
     if ((this.flags[i] & FLAG_CLOCK) === 0) return undefined;
     const vc: VectorClock = {};
-    this.forEachClockEntry(i, (node, count) => (vc[this.nodes[node]] = count));
+    for (let k = this.vcOff[i], end = k + this.vcLen[i]; k < end; k++) vc[this.nodes[this.vcKey[k]]] = this.vcVal[k];
     return vc;
   }
 

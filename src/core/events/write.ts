@@ -9,7 +9,7 @@ const BATCH_CHARS = 1 << 20;
  * ~1 MiB writes, and a full stream is awaited. The text goes to `<file>.partial`
  * and is renamed into place on close, so a failed export leaves no half file.
  */
-export class TextFileWriter {
+class TextFileWriter {
   private parts: string[] = [];
   private size = 0;
   private readonly partial: string;

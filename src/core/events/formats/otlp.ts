@@ -106,7 +106,7 @@ function attributes(list: KeyValue[] | undefined): Record<string, unknown> {
 }
 
 /** Trace and span ids as lower-case hex; base64 ids (a known exporter bug) are converted. */
-export function normalizeId(id: string | undefined): string | undefined {
+function normalizeId(id: string | undefined): string | undefined {
   if (id === undefined || id === '') return undefined;
   if (/^[0-9a-fA-F]+$/.test(id) && (id.length === 32 || id.length === 16)) return id.toLowerCase();
   const bytes = Buffer.from(id, 'base64');

@@ -54,7 +54,7 @@ export function compileLogRegex(source: string): CompiledLogRegex {
 }
 
 /** The vector clock in a clock group, or why it is not one. */
-export function parseClockText(text: string): { vc: Record<string, number> } | { error: string } {
+function parseClockText(text: string): { vc: Record<string, number> } | { error: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -98,7 +98,7 @@ const LEVEL_WORDS: Record<string, Level> = {
   crit: 'error',
 };
 
-export function levelFromWord(word: string): Level | undefined {
+function levelFromWord(word: string): Level | undefined {
   return LEVEL_WORDS[word.trim().toLowerCase()];
 }
 
