@@ -9,29 +9,29 @@ import { liveHostProcesses } from '../helpers/processes';
 
 const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
 
-function ddbench(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 10 * 60_000 });
+let tmp: string;
+
+/** Runs the CLI with its temp folder (scratch copies, demo workspace) inside this suite's folder. */
+function ddbench(args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp }, timeout: 10 * 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** The CLI as a user runs it: real processes, real clusters, exit codes and JSON. */
 describe('ddbench CLI', function () {
   this.timeout(10 * 60_000);
-  let tmp: string;
   let firstBug: string;
-  let baseline: number[];
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-cli-'));
     const c = await loadCatalog();
     firstBug = [...c.bugs].sort((a, b) => a.tier - b.tier || a.id.localeCompare(b.id))[0]!.id;
-    baseline = liveHostProcesses();
   });
   after(() => {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
   afterEach(() => {
-    assert.deepEqual(liveHostProcesses().filter((p) => !baseline.includes(p)), [], 'node processes left behind');
+    assert.deepEqual(liveHostProcesses(tmp), [], 'node processes left behind');
   });
 
   it('lists the catalogue as JSON and as a table', () => {
@@ -100,7 +100,7 @@ describe('ddbench CLI', function () {
   });
 
   it('runs the demo end to end', () => {
-    const demo = ddbench(['demo', '--trials', '2'], { TMPDIR: tmp });
+    const demo = ddbench(['demo', '--trials', '2']);
     assert.equal(demo.code, 0, demo.stdout + demo.stderr);
     assert.match(demo.stdout, /VERIFIED/);
     assert.match(demo.stdout, /What to try next/);

@@ -1,4 +1,7 @@
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { validateBug } from '../../src/core/repro/verify';
 import { liveHostProcesses } from '../helpers/processes';
@@ -22,14 +25,18 @@ describe('bug set validation', function () {
   });
 
   it('validates every bug', async () => {
-    const before = liveHostProcesses();
-    const failures: string[] = [];
-    for (const bug of catalog.bugs) {
-      const r = await validateBug(catalog, bug);
-      console.log(`      ${bug.id}: buggy fails ${r.buggy.failed}/${r.buggy.trials.length}, fixed passes ${r.fixed.passed}/${r.fixed.trials.length}`);
-      if (!r.ok) failures.push(`${bug.id}: ${r.problems.join('; ')}`);
+    const runs = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-validate-'));
+    try {
+      const failures: string[] = [];
+      for (const bug of catalog.bugs) {
+        const r = await validateBug(catalog, bug, { keepRuns: runs });
+        console.log(`      ${bug.id}: buggy fails ${r.buggy.failed}/${r.buggy.trials.length}, fixed passes ${r.fixed.passed}/${r.fixed.trials.length}`);
+        if (!r.ok) failures.push(`${bug.id}: ${r.problems.join('; ')}`);
+      }
+      assert.deepEqual(failures, []);
+      assert.deepEqual(liveHostProcesses(runs), [], 'node processes left behind');
+    } finally {
+      fs.rmSync(runs, { recursive: true, force: true });
     }
-    assert.deepEqual(failures, []);
-    assert.deepEqual(liveHostProcesses().filter((p) => !before.includes(p)), [], 'node processes left behind');
   });
 });
