@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { lowerBound, permute, sortOrder } from '../../src/core/events/columns';
 import { forEachJsonValue, forEachLine } from '../../src/core/events/lines';
@@ -53,6 +54,18 @@ describe('events: store and streaming building blocks', () => {
     assert.deepEqual(allEvents(store).map((e) => e.id), ['events.jsonl:1', 's.log:1', 'events.jsonl#2:1'], 'ties keep input order');
     assert.equal(store.flags[1] & FLAG_SYNTHETIC_TIME, FLAG_SYNTHETIC_TIME, 'the ShiViz event is at its position (1)');
     assert.equal(store.flags[0] & FLAG_SYNTHETIC_TIME, 0);
+  });
+
+  it('decodes every event of a file spanning several read chunks from the kept chunks', async () => {
+    const records = Array.from({ length: 25_000 }, (_, k) => ({ ts: k, node: `n${k % 3}`, kind: 'log', msg: `event ${k} ✓`, fields: { k } }));
+    const store = await loadTimeline([writeJsonl(t.dir, 'big.jsonl', records)]);
+    assert.equal(store.size, records.length);
+    assert.ok(fs.statSync(store.sources[0].file).size > 1.5 * 2 ** 20, 'more than one 1 MiB chunk');
+    for (let i = 0; i < store.size; i++) {
+      const e = store.event(i);
+      assert.equal(e.msg, `event ${i} ✓`);
+      assert.deepEqual(e.fields, { k: i });
+    }
   });
 
   it('streams lines with their byte ranges, CRLF and BOM removed', async () => {
