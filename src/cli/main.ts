@@ -8,6 +8,7 @@ import { commandOpen } from './commands/open';
 import { commandReplay, type ReplayOpts } from './commands/replay';
 import { commandRepro } from './commands/repro';
 import { commandSim, type SimOpts } from './commands/sim';
+import { commandTimeline, type TimelineOpts } from './commands/timeline';
 import { commandUp } from './commands/up';
 import { commandValidate } from './commands/validate';
 import { commandVerify } from './commands/verify';
@@ -116,6 +117,21 @@ program
   .option('--shrink', 'shrink the failing schedule first, then replay the shrunk one')
   .option('--json', 'machine-readable output')
   .action((dir: string, o: ReplayOpts) => runCommand(() => commandReplay(dir, o)));
+
+program
+  .command('timeline')
+  .description('the timeline of a run: a self-contained HTML page (--html), a Chrome/Perfetto or ShiViz trace (--export), or a summary')
+  .argument('<input...>', 'a workspace (its latest run), a run or trial folder, or event/log files (events, router, OTLP JSON, Chrome trace, ShiViz or text logs)')
+  .option('--html <out>', 'write the interactive timeline as one HTML file that opens offline in any browser')
+  .option('--export <format-and-out...>', 'write the events for another tool: chrome OUT (Perfetto) or shiviz OUT')
+  .option('--compare <input...>', 'a second run shown aligned below the first, with where it first diverges (--html)')
+  .option('--format <format>', 'read every file as this format instead of detecting it (events, router, text, shiviz, otlp, chrome)')
+  .option('--regex <regex>', 'regex with named groups (host, event, clock, ts, level) for plain-text logs')
+  .option('--delimiter <regex>', 'ShiViz execution delimiter (a matching line starts a new execution)')
+  .option('--execution <label>', 'which execution of a multi-execution ShiViz log to read')
+  .option('--title <title>', 'title of the HTML page')
+  .option('--json', 'machine-readable output')
+  .action((inputs: string[], o: TimelineOpts) => runCommand(() => commandTimeline(inputs, o)));
 
 program
   .command('demo')

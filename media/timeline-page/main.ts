@@ -1,0 +1,88 @@
+/**
+ * The timeline as a self-contained page (`ddbench timeline --html`): the event data
+ * is embedded in the page and the host is the page's own data module, the same
+ * TimelineModel the extension runs, reached through the same checked protocol.
+ */
+import '../timeline/timeline.css';
+import { unpackStore } from '../../src/core/timeline/embed';
+import { TimelineModel } from '../../src/core/timeline/model';
+import { PageConfig, PAGE_CONFIG_ID, runDataId } from '../../src/core/timeline/page';
+import type { ToHost, ToWebview, UiState } from '../../src/core/timeline/protocol';
+import { TimelineSession } from '../../src/core/timeline/session';
+import { TimelineApp } from '../timeline/app';
+import type { TimelineHost } from '../timeline/host';
+
+const STATE_KEY = 'ddbenchTimeline';
+
+/**
+ * Messages cross asynchronously, as postMessage does, so the app cannot come to
+ * depend on answers arriving synchronously. Messages sent before the data is
+ * decoded wait for the session.
+ */
+class PageHost implements TimelineHost {
+  private session: TimelineSession | undefined;
+  private readonly waiting: ToHost[] = [];
+  private handler: ((msg: unknown) => void) | undefined;
+
+  connect(session: TimelineSession): void {
+    this.session = session;
+    for (const msg of this.waiting.splice(0)) session.receive(msg);
+  }
+
+  deliver(msg: ToWebview): void {
+    queueMicrotask(() => this.handler?.(msg));
+  }
+
+  post(msg: ToHost): void {
+    if (this.session === undefined) this.waiting.push(msg);
+    else {
+      const session = this.session;
+      queueMicrotask(() => session.receive(msg));
+    }
+  }
+
+  listen(handler: (msg: unknown) => void): void {
+    this.handler = handler;
+  }
+
+  loadState(): unknown {
+    const state: unknown = history.state;
+    return typeof state === 'object' && state !== null ? (state as Record<string, unknown>)[STATE_KEY] : undefined;
+  }
+
+  saveState(state: UiState): void {
+    history.replaceState({ [STATE_KEY]: state }, '');
+  }
+}
+
+async function gunzip(base64: string): Promise<Uint8Array> {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+function embedded(id: string): string {
+  const text = document.getElementById(id)?.textContent;
+  if (text == null) throw new Error(`the page is missing its embedded data (#${id})`);
+  return text;
+}
+
+async function start(): Promise<void> {
+  const root = document.getElementById('app');
+  if (root === null) throw new Error('the timeline page has no #app element');
+  const host = new PageHost();
+  try {
+    new TimelineApp(root, host);
+    const config = PageConfig.parse(JSON.parse(embedded(PAGE_CONFIG_ID)));
+    const runs = await Promise.all(config.runs.map(async (run, r) => ({ ...run, store: unpackStore(await gunzip(embedded(runDataId(r)).trim())) })));
+    const model = new TimelineModel(runs, { title: config.title });
+    host.connect(new TimelineSession(model, (msg) => host.deliver(msg)));
+  } catch (err) {
+    const box = document.createElement('pre');
+    box.textContent = `This timeline page could not be opened: ${err instanceof Error ? err.message : String(err)}`;
+    root.replaceChildren(box);
+    throw err;
+  }
+}
+
+void start();

@@ -1,0 +1,563 @@
+/**
+ * Draws the timeline on a canvas from the last window the host sent. The window
+ * may be for a slightly different range than the view (while a pan or zoom waits
+ * for fresh data): everything is placed through the current view, so the old data
+ * moves with the mouse at once and the new data replaces it when it comes.
+ * Work per frame is proportional to pixels × rows, never to the number of events.
+ */
+import { EventKind } from '../../src/core/events/event';
+import { ARROW, type Axis, type BandKind, type CausalData, type EventRef, type WindowData } from '../../src/core/timeline/protocol';
+import { GUTTER, HEADER, ROW_BASE, ROW_MID, SPAN_ROW, type RowBox } from './layout';
+import type { Theme } from './theme';
+import { formatX, ticks, type Range } from './viewport';
+
+const bit = (k: EventKind): number => 1 << EventKind.options.indexOf(k);
+const MESSAGE_BITS = bit('send') | bit('recv');
+const LEVEL_ERROR = 4;
+const LEVEL_WARN = 3;
+/** Arrowheads only when there are few enough arrows to tell apart. */
+const ARROWHEADS_BELOW = 800;
+
+export interface Scene {
+  axis: Axis;
+  view: Range;
+  data: WindowData;
+  rows: readonly RowBox[];
+  scrollY: number;
+  selection: (EventRef & { x: number; node: string }) | undefined;
+  causal: CausalData | undefined;
+  /** Runs' labels are shown in lane names when comparing. */
+  compare: boolean;
+}
+
+/** What the last frame drew, for the test hook and the status line. */
+export interface DrawStats {
+  ms: number;
+  rows: number;
+  buckets: number;
+  arrows: number;
+  droppedArrows: number;
+  delayedArrows: number;
+  bands: number;
+  violations: number;
+  labels: number;
+  spans: number;
+  divergence: number;
+  causalLanes: number;
+}
+
+export type Hit = { kind: 'event'; ref: EventRef; row: number } | { kind: 'band'; label: string } | { kind: 'row'; row: number };
+
+export class Renderer {
+  private readonly ctx: CanvasRenderingContext2D;
+  private width = 0;
+  private height = 0;
+
+  constructor(
+    private readonly canvas: HTMLCanvasElement,
+    private theme: Theme,
+  ) {
+    const ctx = canvas.getContext('2d', { alpha: false });
+    if (ctx === null) throw new Error('this browser gives no 2D canvas');
+    this.ctx = ctx;
+  }
+
+  setTheme(theme: Theme): void {
+    this.theme = theme;
+  }
+
+  /** Matches the canvas's pixels to its CSS size; true when it changed. */
+  resize(): boolean {
+    const rect = this.canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(rect.width));
+    const h = Math.max(1, Math.round(rect.height));
+    if (w === this.width && h === this.height && this.canvas.width === Math.round(w * dpr)) return false;
+    this.width = w;
+    this.height = h;
+    this.canvas.width = Math.round(w * dpr);
+    this.canvas.height = Math.round(h * dpr);
+    this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return true;
+  }
+
+  /** The plot's width in CSS pixels: the number of buckets to ask for. */
+  get plotWidth(): number {
+    return Math.max(1, this.width - GUTTER);
+  }
+
+  get viewHeight(): number {
+    return Math.max(0, this.height - HEADER);
+  }
+
+  px(s: Scene, x: number): number {
+    return GUTTER + ((x - s.view[0]) / (s.view[1] - s.view[0])) * this.plotWidth;
+  }
+
+  xAt(s: Scene, px: number): number {
+    return s.view[0] + ((px - GUTTER) / this.plotWidth) * (s.view[1] - s.view[0]);
+  }
+
+  draw(s: Scene): DrawStats {
+    const started = performance.now();
+    const { ctx, theme: t } = this;
+    const stats: DrawStats = { ms: 0, rows: s.rows.length, buckets: 0, arrows: 0, droppedArrows: 0, delayedArrows: 0, bands: 0, violations: 0, labels: 0, spans: 0, divergence: 0, causalLanes: 0 };
+    ctx.fillStyle = t.bg;
+    ctx.fillRect(0, 0, this.width, this.height);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, HEADER, this.width, this.height - HEADER);
+    ctx.clip();
+    this.drawRowBackgrounds(s);
+    this.drawGrid(s);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(GUTTER, HEADER, this.plotWidth, this.height - HEADER);
+    ctx.clip();
+    stats.bands = this.drawBands(s);
+    stats.causalLanes = this.drawCausal(s);
+    stats.spans = this.drawSpans(s);
+    stats.buckets = this.drawBuckets(s);
+    Object.assign(stats, this.drawArrows(s));
+    stats.divergence = this.drawDivergence(s);
+    stats.violations = this.drawViolations(s);
+    stats.labels = this.drawLabels(s);
+    this.drawSelection(s);
+    ctx.restore();
+    this.drawLaneNames(s);
+    ctx.restore();
+    this.drawHeader(s);
+    stats.ms = performance.now() - started;
+    return stats;
+  }
+
+  /** What is under a point of the canvas: the nearest event within a few pixels, a fault period, or a lane. */
+  hit(s: Scene, px: number, py: number): Hit | undefined {
+    const y = py - HEADER + s.scrollY;
+    const r = s.rows.findIndex((row) => y >= row.y && y < row.y + row.height);
+    if (r < 0 || py < HEADER) return undefined;
+    if (px < GUTTER) return { kind: 'row', row: r };
+    const d = s.data;
+    const scale = this.plotWidth / (s.view[1] - s.view[0]);
+    const bucketPx = ((d.to - d.from) / d.width) * scale;
+    const b0 = Math.floor(((this.xAt(s, px) - d.from) / (d.to - d.from)) * d.width);
+    const reach = Math.max(1, Math.ceil(5 / Math.max(bucketPx, 0.01)));
+    let best = -1;
+    let bestDist = Infinity;
+    for (let b = Math.max(0, b0 - reach); b <= Math.min(d.width - 1, b0 + reach); b++) {
+      const i = d.top[r * d.width + b];
+      if (i < 0) continue;
+      const dist = Math.abs(b - b0);
+      if (dist < bestDist) {
+        bestDist = dist;
+        best = i;
+      }
+    }
+    if (best >= 0) return { kind: 'event', ref: { run: s.rows[r].run, index: best }, row: r };
+    const x = this.xAt(s, px);
+    const band = d.overlays.bands.find((b) => b.run === s.rows[r].run && b.nodes.includes(s.rows[r].node) && x >= b.x0 && x <= b.x1);
+    if (band !== undefined) return { kind: 'band', label: band.label };
+    return { kind: 'row', row: r };
+  }
+
+  private rowTop(s: Scene, row: RowBox): number {
+    return HEADER + row.y - s.scrollY;
+  }
+
+  private visible(s: Scene, row: RowBox): boolean {
+    const top = this.rowTop(s, row);
+    return top + row.height >= HEADER && top <= this.height;
+  }
+
+  private drawRowBackgrounds(s: Scene): void {
+    const { ctx, theme: t } = this;
+    s.rows.forEach((row, r) => {
+      if (!this.visible(s, row)) return;
+      const top = this.rowTop(s, row);
+      if (r % 2 === 1) {
+        ctx.fillStyle = t.laneAlt;
+        ctx.fillRect(0, top, this.width, row.height);
+      }
+      // When comparing, a line between node pairs and none inside a pair.
+      const next = s.rows[r + 1];
+      if (next !== undefined && (!s.compare || next.node !== row.node)) {
+        ctx.fillStyle = t.border;
+        ctx.fillRect(0, top + row.height - 1, this.width, 1);
+      }
+    });
+  }
+
+  private drawGrid(s: Scene): void {
+    const { ctx, theme: t } = this;
+    ctx.fillStyle = t.border;
+    ctx.globalAlpha = 0.6;
+    for (const v of ticks(s.view, this.plotWidth).values) ctx.fillRect(Math.round(this.px(s, v)), HEADER, 1, this.height - HEADER);
+    ctx.globalAlpha = 1;
+  }
+
+  private bandColour(kind: BandKind): string {
+    const t = this.theme;
+    return kind === 'partition' ? t.bandPartition : kind === 'link' ? t.bandLink : kind === 'paused' ? t.bandPaused : kind === 'crashed' ? t.error : t.bandDown;
+  }
+
+  private drawBands(s: Scene): number {
+    const { ctx, theme: t } = this;
+    let drawn = 0;
+    for (const band of s.data.overlays.bands) {
+      if (band.x1 < s.view[0] || band.x0 > s.view[1]) continue;
+      const x0 = Math.max(GUTTER, this.px(s, band.x0));
+      const x1 = Math.min(this.width, Math.max(x0 + 2, this.px(s, band.x1)));
+      let any = false;
+      for (const row of s.rows) {
+        if (row.run !== band.run || !band.nodes.includes(row.node) || !this.visible(s, row)) continue;
+        any = true;
+        const top = this.rowTop(s, row);
+        ctx.fillStyle = this.bandColour(band.kind);
+        ctx.globalAlpha = 0.16;
+        ctx.fillRect(x0, top, x1 - x0, row.height - 1);
+        ctx.globalAlpha = 0.85;
+        ctx.fillRect(x0, top, x1 - x0, 2);
+        ctx.globalAlpha = 1;
+        if (x1 - x0 > 70) {
+          ctx.fillStyle = t.muted;
+          ctx.font = `10px ${t.font}`;
+          ctx.fillText(band.label, x0 + 3, top + row.height - 4, x1 - x0 - 6);
+        }
+      }
+      if (any) drawn++;
+    }
+    return drawn;
+  }
+
+  /** The selected event's causal past (start of each lane up to a point) and future (from a point on). */
+  private drawCausal(s: Scene): number {
+    const c = s.causal;
+    const sel = s.selection;
+    if (c === undefined || sel === undefined || c.axis !== s.axis || c.ref.run !== sel.run || c.ref.index !== sel.index) return 0;
+    const { ctx, theme: t } = this;
+    let lanes = 0;
+    for (const lane of c.lanes) {
+      const row = s.rows.find((r) => r.run === sel.run && r.node === lane.node);
+      if (row === undefined || !this.visible(s, row)) continue;
+      const top = this.rowTop(s, row);
+      if (lane.pastTo !== null) {
+        ctx.fillStyle = t.past;
+        ctx.globalAlpha = 0.2;
+        ctx.fillRect(GUTTER, top, Math.max(0, this.px(s, lane.pastTo) - GUTTER + 3), row.height - 1);
+        lanes++;
+      }
+      if (lane.futureFrom !== null) {
+        ctx.fillStyle = t.future;
+        ctx.globalAlpha = 0.2;
+        const x = Math.max(GUTTER, this.px(s, lane.futureFrom) - 3);
+        ctx.fillRect(x, top, this.width - x, row.height - 1);
+        lanes++;
+      }
+      ctx.globalAlpha = 1;
+    }
+    return lanes;
+  }
+
+  private drawSpans(s: Scene): number {
+    const { ctx, theme: t } = this;
+    const sp = s.data.spans;
+    ctx.fillStyle = t.span;
+    ctx.globalAlpha = 0.75;
+    let drawn = 0;
+    for (let k = 0; k < sp.row.length; k++) {
+      const row = s.rows[sp.row[k]];
+      if (row === undefined || !this.visible(s, row)) continue;
+      const x0 = this.px(s, sp.x0[k]);
+      const x1 = this.px(s, sp.x1[k]);
+      if (x1 < GUTTER || x0 > this.width) continue;
+      const y = this.rowTop(s, row) + ROW_BASE + Math.min(sp.depth[k], 7) * SPAN_ROW;
+      ctx.fillRect(x0, y, Math.max(1, x1 - x0 - 1), SPAN_ROW - 1);
+      drawn++;
+    }
+    ctx.globalAlpha = 1;
+    return drawn;
+  }
+
+  private bucketColour(alarm: number, level: number, kinds: number): string {
+    const t = this.theme;
+    if (alarm !== 0 || level === LEVEL_ERROR) return t.error;
+    if (level === LEVEL_WARN) return t.warn;
+    if (kinds & bit('fault')) return t.fault;
+    if (kinds & bit('check')) return t.check;
+    if (kinds & MESSAGE_BITS) return t.msg;
+    if (kinds & bit('span')) return t.span;
+    if (kinds & (bit('proc') | bit('state'))) return t.muted;
+    return t.log;
+  }
+
+  /**
+   * One mark per non-empty bucket: a dot for a single event, a bar whose height
+   * grows with the log of the count otherwise. Batched by colour (few fillStyle changes).
+   */
+  private drawBuckets(s: Scene): number {
+    const { ctx } = this;
+    const d = s.data;
+    const bucketPx = ((d.to - d.from) / d.width) * (this.plotWidth / (s.view[1] - s.view[0]));
+    const barWidth = Math.max(1, bucketPx);
+    let maxCount = 1;
+    for (let c = 0; c < d.count.length; c++) if (d.count[c] > maxCount) maxCount = d.count[c];
+    const logMax = Math.log(maxCount + 1);
+    const dots = new Map<string, number[]>();
+    const bars = new Map<string, number[]>();
+    const alarms: number[] = [];
+    let drawn = 0;
+    for (let r = 0; r < s.rows.length; r++) {
+      const row = s.rows[r];
+      if (!this.visible(s, row)) continue;
+      const mid = this.rowTop(s, row) + ROW_MID;
+      for (let b = 0; b < d.width; b++) {
+        const c = r * d.width + b;
+        const n = d.count[c];
+        if (n === 0) continue;
+        const x = this.px(s, d.from + (b + 0.5) * ((d.to - d.from) / d.width));
+        if (x < GUTTER - 4 || x > this.width + 4) continue;
+        drawn++;
+        const colour = this.bucketColour(d.alarm[c], d.maxLevel[c], d.kinds[c]);
+        if (d.alarm[c] !== 0) alarms.push(x, mid);
+        if (n === 1) push(dots, colour, x, mid, 0);
+        else {
+          const h = 6 + 14 * (Math.log(n + 1) / logMax);
+          push(bars, colour, x - barWidth / 2, mid - h / 2, h);
+        }
+      }
+    }
+    for (const [colour, xs] of bars) {
+      ctx.fillStyle = colour;
+      for (let k = 0; k < xs.length; k += 3) ctx.fillRect(xs[k], xs[k + 1], barWidth, xs[k + 2]);
+    }
+    for (const [colour, xs] of dots) {
+      ctx.fillStyle = colour;
+      ctx.beginPath();
+      for (let k = 0; k < xs.length; k += 3) {
+        ctx.moveTo(xs[k] + 3.5, xs[k + 1]);
+        ctx.arc(xs[k], xs[k + 1], 3.5, 0, Math.PI * 2);
+      }
+      ctx.fill();
+    }
+    ctx.fillStyle = this.theme.error;
+    for (let k = 0; k < alarms.length; k += 2) diamond(ctx, alarms[k], alarms[k + 1], 7);
+    return drawn;
+  }
+
+  private drawArrows(s: Scene): Pick<DrawStats, 'arrows' | 'droppedArrows' | 'delayedArrows'> {
+    const t = this.theme;
+    const a = s.data.arrows;
+    const sel = s.selection;
+    const out = { arrows: 0, droppedArrows: 0, delayedArrows: 0 };
+    const plain: number[] = [];
+    const dropped: number[] = [];
+    const flagged: number[] = [];
+    const chosen: number[] = [];
+    for (let k = 0; k < a.send.length; k++) {
+      const r0 = s.rows[a.row0[k]];
+      const r1 = s.rows[a.row1[k]];
+      if (r0 === undefined || r1 === undefined) continue;
+      const x0 = this.px(s, a.x0[k]);
+      const x1 = this.px(s, a.x1[k]);
+      if (Math.max(x0, x1) < GUTTER || Math.min(x0, x1) > this.width) continue;
+      const y0 = this.rowTop(s, r0) + ROW_MID;
+      const y1 = this.rowTop(s, r1) + ROW_MID;
+      out.arrows++;
+      const mine = sel !== undefined && r0.run === sel.run && (a.send[k] === sel.index || a.end[k] === sel.index);
+      const list = mine ? chosen : a.flags[k] & ARROW.dropped ? dropped : a.flags[k] !== 0 ? flagged : plain;
+      if (a.flags[k] & ARROW.dropped) out.droppedArrows++;
+      else if (a.flags[k] !== 0) out.delayedArrows++;
+      list.push(x0, y0, x1, y1, a.flags[k]);
+    }
+    const heads = out.arrows < ARROWHEADS_BELOW;
+    this.strokeArrows(plain, t.msg, 0.55, 1, [], heads);
+    this.strokeArrows(flagged, t.warn, 0.95, 1.5, [5, 3], true);
+    this.strokeArrows(dropped, t.error, 0.95, 1.5, [4, 3], true);
+    this.strokeArrows(chosen, t.focus, 1, 2.5, [], true);
+    return out;
+  }
+
+  private strokeArrows(xs: number[], colour: string, alpha: number, width: number, dash: number[], heads: boolean): void {
+    if (xs.length === 0) return;
+    const { ctx } = this;
+    ctx.strokeStyle = colour;
+    ctx.fillStyle = colour;
+    ctx.globalAlpha = alpha;
+    ctx.lineWidth = width;
+    ctx.setLineDash(dash);
+    ctx.beginPath();
+    for (let k = 0; k < xs.length; k += 5) {
+      ctx.moveTo(xs[k], xs[k + 1]);
+      ctx.lineTo(xs[k + 2], xs[k + 3]);
+    }
+    ctx.stroke();
+    ctx.setLineDash([]);
+    for (let k = 0; k < xs.length; k += 5) {
+      const [x0, y0, x1, y1, flags] = [xs[k], xs[k + 1], xs[k + 2], xs[k + 3], xs[k + 4]];
+      if (flags & ARROW.dropped) cross(ctx, x1, y1, 4);
+      else if (heads) arrowhead(ctx, x0, y0, x1, y1);
+    }
+    ctx.globalAlpha = 1;
+  }
+
+  private drawDivergence(s: Scene): number {
+    const { ctx, theme: t } = this;
+    let drawn = 0;
+    for (const d of s.data.overlays.divergence) {
+      const row = s.rows.find((r) => r.run === d.run && r.node === d.node);
+      if (row === undefined || !this.visible(s, row)) continue;
+      const x = this.px(s, d.x);
+      if (x < GUTTER || x > this.width) continue;
+      drawn++;
+      const top = this.rowTop(s, row);
+      ctx.strokeStyle = t.focus;
+      ctx.lineWidth = d.first ? 3 : 1.5;
+      ctx.setLineDash(d.first ? [] : [3, 2]);
+      ctx.beginPath();
+      ctx.moveTo(x, top + 1);
+      ctx.lineTo(x, top + row.height - 1);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      if (d.first) {
+        ctx.fillStyle = t.focus;
+        ctx.font = `bold 10px ${t.font}`;
+        ctx.fillText('first divergence', x + 4, top + 9);
+      }
+    }
+    return drawn;
+  }
+
+  private drawViolations(s: Scene): number {
+    const { ctx, theme: t } = this;
+    let drawn = 0;
+    for (const v of s.data.overlays.violations) {
+      const x = this.px(s, v.x);
+      if (x < GUTTER - 1 || x > this.width + 1) continue;
+      drawn++;
+      ctx.fillStyle = t.error;
+      ctx.globalAlpha = 0.7;
+      for (const row of s.rows) if (row.run === v.run && this.visible(s, row)) ctx.fillRect(Math.round(x) - 1, this.rowTop(s, row), 2, row.height);
+      ctx.globalAlpha = 1;
+    }
+    return drawn;
+  }
+
+  private drawLabels(s: Scene): number {
+    const { ctx, theme: t } = this;
+    const l = s.data.labels;
+    ctx.font = `11px ${t.font}`;
+    ctx.fillStyle = t.fg;
+    const rightmost = new Map<number, number>();
+    let drawn = 0;
+    for (let k = 0; k < l.row.length; k++) {
+      const row = s.rows[l.row[k]];
+      if (row === undefined || !this.visible(s, row)) continue;
+      const x = this.px(s, l.x[k]) + 6;
+      if (x > this.width || x < GUTTER) continue;
+      if (x < (rightmost.get(l.row[k]) ?? -Infinity)) continue;
+      const text = l.text[k].length > 48 ? `${l.text[k].slice(0, 47)}…` : l.text[k];
+      const w = Math.min(ctx.measureText(text).width, 260);
+      ctx.fillText(text, x, this.rowTop(s, row) + ROW_MID + 4, 260);
+      rightmost.set(l.row[k], x + w + 8);
+      drawn++;
+    }
+    return drawn;
+  }
+
+  private drawSelection(s: Scene): void {
+    const sel = s.selection;
+    if (sel === undefined) return;
+    const row = s.rows.find((r) => r.run === sel.run && r.node === sel.node);
+    const { ctx, theme: t } = this;
+    const x = this.px(s, sel.x);
+    ctx.strokeStyle = t.focus;
+    ctx.globalAlpha = 0.5;
+    ctx.setLineDash([2, 3]);
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(Math.round(x) + 0.5, HEADER);
+    ctx.lineTo(Math.round(x) + 0.5, this.height);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.globalAlpha = 1;
+    if (row === undefined || !this.visible(s, row)) return;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.arc(x, this.rowTop(s, row) + ROW_MID, 7, 0, Math.PI * 2);
+    ctx.stroke();
+  }
+
+  private drawLaneNames(s: Scene): void {
+    const { ctx, theme: t } = this;
+    ctx.fillStyle = t.laneAlt;
+    ctx.fillRect(0, HEADER, GUTTER - 1, this.height - HEADER);
+    ctx.fillStyle = t.border;
+    ctx.fillRect(GUTTER - 1, HEADER, 1, this.height - HEADER);
+    for (const row of s.rows) {
+      if (!this.visible(s, row)) continue;
+      const top = this.rowTop(s, row);
+      ctx.font = `${row.role === 'node' ? 'bold ' : ''}12px ${t.font}`;
+      ctx.fillStyle = row.role === 'node' ? t.fg : t.muted;
+      const name = s.compare ? `${row.node}  ${row.run === 0 ? 'A' : 'B'}` : row.node;
+      ctx.fillText(name, 8, top + ROW_MID + 4, GUTTER - 14);
+    }
+  }
+
+  private drawHeader(s: Scene): void {
+    const { ctx, theme: t } = this;
+    ctx.fillStyle = t.bg;
+    ctx.fillRect(0, 0, this.width, HEADER);
+    ctx.fillStyle = t.border;
+    ctx.fillRect(0, HEADER - 1, this.width, 1);
+    ctx.font = `11px ${t.font}`;
+    ctx.fillStyle = t.muted;
+    ctx.fillText(s.axis === 'time' ? 'wall time' : 'Lamport time', 8, 15, GUTTER - 12);
+    const { step, values } = ticks(s.view, this.plotWidth);
+    for (const v of values) {
+      const x = this.px(s, v);
+      ctx.fillRect(Math.round(x), HEADER - 5, 1, 4);
+      ctx.fillText(formatX(s.axis, v, step), x + 3, 14);
+    }
+    ctx.fillStyle = t.error;
+    for (const v of s.data.overlays.violations) {
+      const x = this.px(s, v.x);
+      if (x >= GUTTER && x <= this.width) diamond(ctx, x, HEADER - 7, 6);
+    }
+  }
+}
+
+function push(map: Map<string, number[]>, key: string, a: number, b: number, c: number): void {
+  let list = map.get(key);
+  if (list === undefined) map.set(key, (list = []));
+  list.push(a, b, c);
+}
+
+function diamond(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): void {
+  ctx.beginPath();
+  ctx.moveTo(x, y - r);
+  ctx.lineTo(x + r, y);
+  ctx.lineTo(x, y + r);
+  ctx.lineTo(x - r, y);
+  ctx.closePath();
+  ctx.fill();
+}
+
+function cross(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): void {
+  ctx.beginPath();
+  ctx.moveTo(x - r, y - r);
+  ctx.lineTo(x + r, y + r);
+  ctx.moveTo(x + r, y - r);
+  ctx.lineTo(x - r, y + r);
+  ctx.stroke();
+}
+
+function arrowhead(ctx: CanvasRenderingContext2D, x0: number, y0: number, x1: number, y1: number): void {
+  const angle = Math.atan2(y1 - y0, x1 - x0);
+  const size = 6;
+  ctx.beginPath();
+  ctx.moveTo(x1, y1);
+  ctx.lineTo(x1 - size * Math.cos(angle - 0.4), y1 - size * Math.sin(angle - 0.4));
+  ctx.lineTo(x1 - size * Math.cos(angle + 0.4), y1 - size * Math.sin(angle + 0.4));
+  ctx.closePath();
+  ctx.fill();
+}

@@ -1,0 +1,73 @@
+/** Runs on disk: which trials a workspace has, and loading one (or any event files) as a timeline run. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { DDBENCH_DIR } from '../bugs/workspace';
+import { loadTimeline, resolveInputs, type LoadOptions } from '../events/load';
+import type { RunSource } from './model';
+
+/** The part of trial.json (core/repro/trial.ts) a picker and a label need. */
+const TrialFile = z.looseObject({
+  index: z.number(),
+  scenario: z.string(),
+  seed: z.number(),
+  verdict: z.string(),
+  reason: z.string().optional(),
+});
+
+export interface TrialEntry {
+  /** The trial's folder (events.jsonl, router.jsonl, trial.json). */
+  dir: string;
+  /** The reproducer run it belongs to (its folder name: a sortable time stamp). */
+  run: string;
+  scenario: string;
+  index: number;
+  seed: number;
+  verdict: string;
+  reason?: string;
+}
+
+/** Every trial under `<workspace>/.ddbench/runs`, newest run first; unreadable trial.json files are skipped. */
+export function listTrials(workspace: string): TrialEntry[] {
+  const runsDir = path.join(workspace, DDBENCH_DIR, 'runs');
+  if (!fs.existsSync(runsDir)) return [];
+  const out: TrialEntry[] = [];
+  for (const run of fs.readdirSync(runsDir).sort().reverse()) {
+    const runDir = path.join(runsDir, run);
+    if (!fs.statSync(runDir).isDirectory()) continue;
+    for (const trial of fs.readdirSync(runDir).sort()) {
+      const dir = path.join(runDir, trial);
+      const t = readTrial(dir);
+      if (t !== undefined) out.push({ dir, run, scenario: t.scenario, index: t.index, seed: t.seed, verdict: t.verdict, ...(t.reason !== undefined && { reason: t.reason }) });
+    }
+  }
+  return out;
+}
+
+function readTrial(dir: string): z.infer<typeof TrialFile> | undefined {
+  try {
+    const parsed = TrialFile.safeParse(JSON.parse(fs.readFileSync(path.join(dir, 'trial.json'), 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "lock-waiter-lease-expiry #0 · seed 1 · fail: invariant violated: …" for a trial folder, else the file names. */
+export function runLabel(files: readonly string[]): string {
+  const dir = path.dirname(files[0] ?? '.');
+  const t = readTrial(dir);
+  if (t !== undefined) return `${t.scenario} #${t.index} · seed ${t.seed} · ${t.verdict}${t.reason !== undefined ? `: ${t.reason}` : ''}`;
+  return files.map((f) => path.basename(f)).join(' + ');
+}
+
+/**
+ * Loads what `inputs` stand for (a workspace's latest run, a run folder, files) as
+ * one timeline run. Its `inputs` become the resolved files, so reopening it later
+ * shows this run, not whatever is newest by then.
+ */
+export async function loadRun(inputs: readonly string[], opts: LoadOptions = {}): Promise<RunSource> {
+  const files = resolveInputs(inputs).map((i) => i.file);
+  const store = await loadTimeline(files, opts);
+  return { store, label: runLabel(files), inputs: files };
+}

@@ -1,0 +1,241 @@
+/**
+ * The visible window, aggregated per pixel (Perfetto's level of detail): per row and
+ * pixel bucket the number of events, the worst level, the kinds present and the
+ * most important event, plus the arrows, spans and labels that fit the zoom. The
+ * cost is one scan of the events in the window and O(width × rows) output, so the
+ * renderer's work does not grow with the number of events.
+ */
+import { kindCode, KINDS, type EventStore } from '../events/store';
+import type { EventKind } from '../events/event';
+import { axisRange, type Axis } from './axis';
+import { overlapping, type Intervals } from './intervals';
+import type { Arrows, Spans } from './overlays';
+import type { WindowData } from './protocol';
+
+/** At most this many arrows per window; beyond, an even sample (flagged ones always). */
+export const MAX_ARROWS = 3000;
+/** At most this many spans per window; below a pixel only the longest per pixel and depth. */
+export const MAX_SPANS = 5000;
+/** A row gets text labels when its events are at least this far apart on average. */
+const LABEL_SPACING_PX = 48;
+const MAX_LABELS = 800;
+
+/** One run, prepared for one axis. */
+export interface RunView {
+  run: number;
+  store: EventStore;
+  axis: Axis;
+  /** Importance of each event: level × 8 + kind weight, + 128 for a failed check. */
+  rank: Uint8Array;
+  arrows: Arrows;
+  /** Arrows without flags, and the flagged ones (drops, delays), which are never sampled away. */
+  plainArrows: Intervals;
+  flaggedArrows: Intervals;
+  spans: Spans;
+  spanIntervals: Intervals;
+  /** Row of each node code, -1 when hidden. */
+  rowOfNode: Int32Array;
+  /** 1 for events that pass the filter; undefined when nothing is filtered. */
+  mask: Uint8Array | undefined;
+}
+
+const KIND_WEIGHT: Record<EventKind, number> = { fault: 7, check: 6, state: 5, proc: 4, send: 3, recv: 3, span: 2, log: 1 };
+export const VIOLATION_RANK = 128;
+
+/** Per-event importance, so choosing a bucket's representative is one comparison. */
+export function eventRanks(store: EventStore, violations: readonly number[]): Uint8Array {
+  const weight = Uint8Array.from(KINDS, (k) => KIND_WEIGHT[k]);
+  const rank = new Uint8Array(store.size);
+  for (let i = 0; i < store.size; i++) rank[i] = store.level[i] * 8 + weight[store.kind[i]];
+  for (const v of violations) rank[v] |= VIOLATION_RANK;
+  return rank;
+}
+
+type Bulk = Omit<WindowData, 'type' | 'reqId' | 'axis' | 'extent' | 'overview' | 'rows' | 'overlays'>;
+
+export function aggregateWindow(views: readonly RunView[], rows: number, from: number, to: number, width: number, overview: boolean): Bulk {
+  const cells = rows * width;
+  const out: Bulk = {
+    from,
+    to,
+    width,
+    total: 0,
+    count: new Uint32Array(cells),
+    maxLevel: new Uint8Array(cells),
+    kinds: new Uint8Array(cells),
+    top: new Int32Array(cells).fill(-1),
+    alarm: new Uint8Array(cells),
+    arrows: { row0: new Uint16Array(0), row1: new Uint16Array(0), x0: new Float64Array(0), x1: new Float64Array(0), flags: new Uint8Array(0), send: new Int32Array(0), end: new Int32Array(0), total: 0 },
+    spans: { row: new Uint16Array(0), depth: new Uint8Array(0), x0: new Float64Array(0), x1: new Float64Array(0), index: new Int32Array(0), total: 0 },
+    labels: { row: new Uint16Array(0), x: new Float64Array(0), index: new Int32Array(0), text: [] },
+  };
+  const bucketWidth = (to - from) / width;
+  for (const view of views) out.total += fillBuckets(view, out, from, to, width, bucketWidth);
+  if (overview) return out;
+  out.arrows = windowArrows(views, from, to);
+  out.spans = windowSpans(views, from, to, width, bucketWidth);
+  out.labels = windowLabels(views, out, rows, width);
+  return out;
+}
+
+function fillBuckets(view: RunView, out: Bulk, from: number, to: number, width: number, bucketWidth: number): number {
+  const { store, axis, rank, rowOfNode, mask } = view;
+  const { node, level, kind } = store;
+  const { order, sorted } = axis;
+  const { count, maxLevel, kinds, top, alarm } = out;
+  const [lo, hi] = axisRange(axis, from, to);
+  let total = 0;
+  for (let k = lo; k < hi; k++) {
+    const i = order === undefined ? k : order[k];
+    const row = rowOfNode[node[i]];
+    if (row < 0 || (mask !== undefined && mask[i] === 0)) continue;
+    total++;
+    let b = Math.floor((sorted[k] - from) / bucketWidth);
+    if (b >= width) b = width - 1;
+    const c = row * width + b;
+    count[c]++;
+    if (level[i] > maxLevel[c]) maxLevel[c] = level[i];
+    kinds[c] |= 1 << kind[i];
+    const t = top[c];
+    if (t < 0 || rank[i] > rank[t]) top[c] = i;
+    if (rank[i] >= VIOLATION_RANK) alarm[c] = 1;
+  }
+  return total;
+}
+
+interface ArrowOut {
+  row0: number[];
+  row1: number[];
+  x0: number[];
+  x1: number[];
+  flags: number[];
+  send: number[];
+  end: number[];
+}
+
+function windowArrows(views: readonly RunView[], from: number, to: number): Bulk['arrows'] {
+  const acc: ArrowOut = { row0: [], row1: [], x0: [], x1: [], flags: [], send: [], end: [] };
+  let total = 0;
+  for (const view of views) {
+    const [flo, fhi] = overlapping(view.flaggedArrows, from, to);
+    total += collectArrows(view, view.flaggedArrows, flo, fhi, 1, from, acc);
+  }
+  for (const view of views) {
+    const [lo, hi] = overlapping(view.plainArrows, from, to);
+    const room = Math.max(1, Math.floor((MAX_ARROWS - acc.send.length) / views.length));
+    const stride = Math.ceil((hi - lo) / room);
+    const kept = collectArrows(view, view.plainArrows, lo, hi, stride, from, acc);
+    // A sample's total is an estimate (what was scanned); without sampling it is exact.
+    total += stride > 1 ? hi - lo : kept;
+  }
+  return {
+    row0: Uint16Array.from(acc.row0),
+    row1: Uint16Array.from(acc.row1),
+    x0: Float64Array.from(acc.x0),
+    x1: Float64Array.from(acc.x1),
+    flags: Uint8Array.from(acc.flags),
+    send: Int32Array.from(acc.send),
+    end: Int32Array.from(acc.end),
+    total,
+  };
+}
+
+/** Arrows at positions lo, lo + stride, … whose ends are on shown rows and whose send passes the filter; returns how many. */
+function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, stride: number, from: number, acc: ArrowOut): number {
+  const { arrows, store, rowOfNode, mask } = view;
+  const before = acc.send.length;
+  for (let k = lo; k < hi; k += stride) {
+    if (iv.x1[k] < from) continue;
+    const a = iv.order[k];
+    const s = arrows.send[a];
+    const r0 = rowOfNode[store.node[s]];
+    const r1 = rowOfNode[arrows.toNode[a]];
+    if (r0 < 0 || r1 < 0 || (mask !== undefined && mask[s] === 0)) continue;
+    acc.row0.push(r0);
+    acc.row1.push(r1);
+    acc.x0.push(view.axis.x[s]);
+    acc.x1.push(view.axis.x[arrows.end[a]]);
+    acc.flags.push(arrows.flags[a]);
+    acc.send.push(s);
+    acc.end.push(arrows.end[a]);
+  }
+  return acc.send.length - before;
+}
+
+function windowSpans(views: readonly RunView[], from: number, to: number, width: number, bucketWidth: number): Bulk['spans'] {
+  const row: number[] = [];
+  const depth: number[] = [];
+  const x0: number[] = [];
+  const x1: number[] = [];
+  const index: number[] = [];
+  let total = 0;
+  for (const view of views) {
+    const iv = view.spanIntervals;
+    const [lo, hi] = overlapping(iv, from, to);
+    /** Per (row, depth, pixel): the longest span narrower than a pixel, as a position in `iv`. */
+    const thin = new Map<number, number>();
+    for (let k = lo; k < hi; k++) {
+      if (iv.x1[k] < from) continue;
+      const s = iv.order[k];
+      const i = view.spans.index[s];
+      const r = view.rowOfNode[view.store.node[i]];
+      if (r < 0 || (view.mask !== undefined && view.mask[i] === 0)) continue;
+      total++;
+      if (iv.x1[k] - iv.x0[k] >= bucketWidth) {
+        if (index.length < MAX_SPANS) push(k, s, r);
+        continue;
+      }
+      const key = (r * 256 + view.spans.depth[s]) * width + Math.max(0, Math.min(width - 1, Math.floor((iv.x0[k] - from) / bucketWidth)));
+      const best = thin.get(key);
+      if (best === undefined || iv.x1[k] - iv.x0[k] > iv.x1[best] - iv.x0[best]) thin.set(key, k);
+    }
+    for (const k of thin.values()) if (index.length < MAX_SPANS) push(k, iv.order[k], view.rowOfNode[view.store.node[view.spans.index[iv.order[k]]]]);
+
+    function push(k: number, s: number, r: number): void {
+      row.push(r);
+      depth.push(view.spans.depth[s]);
+      x0.push(iv.x0[k]);
+      x1.push(iv.x1[k]);
+      index.push(view.spans.index[s]);
+    }
+  }
+  return { row: Uint16Array.from(row), depth: Uint8Array.from(depth), x0: Float64Array.from(x0), x1: Float64Array.from(x1), index: Int32Array.from(index), total };
+}
+
+const SEND = kindCode('send');
+const RECV = kindCode('recv');
+
+/** A short text for an event on the canvas: its message, with the peer of a send or receive. */
+export function labelText(store: EventStore, i: number): string {
+  const text = store.text(i) ?? store.kindName(i);
+  const peer = store.peer[i] >= 0 ? store.nodes[store.peer[i]] : undefined;
+  if (peer !== undefined && store.kind[i] === SEND) return `${text} → ${peer}`;
+  if (peer !== undefined && store.kind[i] === RECV) return `${text} ← ${peer}`;
+  return text;
+}
+
+/** Labels for the representatives of rows sparse enough to read. */
+function windowLabels(views: readonly RunView[], out: Bulk, rows: number, width: number): Bulk['labels'] {
+  const viewOfRow = new Array<RunView | undefined>(rows);
+  for (const view of views) view.rowOfNode.forEach((r) => r >= 0 && (viewOfRow[r] = view));
+  const row: number[] = [];
+  const x: number[] = [];
+  const index: number[] = [];
+  const text: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    const view = viewOfRow[r];
+    if (view === undefined) continue;
+    let filled = 0;
+    for (let b = 0; b < width; b++) if (out.top[r * width + b] >= 0) filled++;
+    if (filled === 0 || filled * LABEL_SPACING_PX > width) continue;
+    for (let b = 0; b < width && index.length < MAX_LABELS; b++) {
+      const i = out.top[r * width + b];
+      if (i < 0) continue;
+      row.push(r);
+      x.push(view.axis.x[i]);
+      index.push(i);
+      text.push(labelText(view.store, i));
+    }
+  }
+  return { row: Uint16Array.from(row), x: Float64Array.from(x), index: Int32Array.from(index), text };
+}
