@@ -5,9 +5,9 @@ export default {
   name: 'isolated-leader-rejoin',
   description:
     'n3 is made leader, then partitioned from n1 and n2 just as a client sends it a write (it cannot commit). ' +
-    'n1 and n2 elect a leader and hand leadership back and forth a few times. Then the current leader is ' +
-    'killed and the partition heals at the same moment. The two live members must elect a leader and ' +
-    'commit a write within a few seconds.',
+    'n1 and n2 elect a leader and hand leadership back and forth a few times, while n3, cut off, must not raise ' +
+    'its term. Then the current leader is killed and the partition heals at the same moment. The two live ' +
+    'members must elect a leader and commit a write within a few seconds.',
   timeoutMs: 120000,
   async run(t) {
     const kv = await connect(t, 'client-0');
@@ -41,6 +41,7 @@ export default {
       timeoutMs: 15000,
       description: 'the isolated n3 to step down',
     }).catch(() => null);
+    const n3AtPartition = await t.state('n3');
     t.partition([['n3'], ['n1', 'n2']]);
     const stray = await kv.send('n3', 'Put', { key: 'stray', value: 'never-committed' }, 500);
     t.note('write sent to the isolated leader', { reply: stray });
@@ -58,8 +59,15 @@ export default {
       leader = await kv.findLeader(5000, ['n1', 'n2']);
       t.check('a leader among n1 and n2', leader !== null);
     }
+    // Long enough for the cut-off n3 to time out and campaign at least once more.
+    await t.sleep(2500);
     const states = await Promise.all(t.nodes.map((n) => t.state(n).catch(() => null)));
     t.note('before the heal', { states: states.map(brief) });
+    const n3Cut = states[t.nodes.indexOf('n3')];
+    t.check('the cut-off member did not raise its term (PreVote)', n3Cut !== null && n3Cut.term === n3AtPartition.term, {
+      atPartition: brief(n3AtPartition),
+      beforeHeal: brief(n3Cut),
+    });
 
     await t.kill(leader.id);
     t.heal();
