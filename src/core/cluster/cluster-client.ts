@@ -8,6 +8,7 @@ import type { ClusterClient } from './types';
 
 export interface RouterClientOptions {
   name: string;
+  routerHost: string;
   routerPort: number;
   /** Makes this client's message ids unique even if its name was used before in the run. */
   msgIdPrefix: string;
@@ -47,7 +48,7 @@ export class RouterClient implements ClusterClient {
   /** Connects and says hello; resolves once the router welcomed the client. */
   static connect(opts: RouterClientOptions): Promise<RouterClient> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect(opts.routerPort, '127.0.0.1');
+      const socket = net.connect(opts.routerPort, opts.routerHost);
       const client = new RouterClient(opts, socket);
       let welcomed = false;
       socket.setNoDelay(true);

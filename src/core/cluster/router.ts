@@ -64,11 +64,11 @@ export class Router {
     this.record = record;
   }
 
-  /** Listens on a free loopback port and resolves with it. */
-  listen(): Promise<number> {
+  /** Listens on a free port of `host` (loopback unless a backend's nodes live elsewhere) and resolves with it. */
+  listen(host = '127.0.0.1'): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(0, '127.0.0.1', () => {
+      this.server.listen(0, host, () => {
         this.server.off('error', reject);
         resolve(this.port);
       });

@@ -3,13 +3,19 @@ import type { Json } from '../../runtime/types';
 
 export type NodeStatus = 'starting' | 'running' | 'paused' | 'stopped' | 'exited';
 
+/** Where live nodes run: child processes (the default) or containers. */
+export type BackendName = 'process' | 'docker';
+export const BACKENDS: readonly BackendName[] = ['process', 'docker'];
+
 export interface NodeInfo {
   id: string;
   status: NodeStatus;
   pid?: number;
-  /** Port of the node's debug-state HTTP endpoint, once the node reported it. */
+  /** The node's container (docker backend). */
+  container?: string;
+  /** Loopback port of the node's debug-state HTTP endpoint, once the node reported it. */
   statePort?: number;
-  /** Port of the node's Node.js inspector, for attaching a debugger. */
+  /** Loopback port of the node's Node.js inspector, for attaching a debugger. */
   inspectPort?: number;
   exitCode?: number | null;
 }
