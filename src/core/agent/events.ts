@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { Condition } from './config';
+
+/**
+ * What a run reports while it goes (the editor's transcript and the CLI's progress)
+ * and what it ends with. zod schemas, because the editor passes these to a webview.
+ */
+
+export const StopReason = z.enum([
+  'verified',
+  'step-limit',
+  'attempt-limit',
+  'token-limit',
+  'cost-limit',
+  'time-limit',
+  'format-errors',
+  'stopped',
+  'error',
+]);
+export type StopReason = z.infer<typeof StopReason>;
+
+export const RanProtocol = z.enum(['tools', 'text']);
+export type RanProtocol = z.infer<typeof RanProtocol>;
+
+export const Totals = z.object({
+  steps: z.number().int(),
+  attempts: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  tokens: z.number().int(),
+  /** Some replies came without usage, so part of the count is estimated. */
+  tokensEstimated: z.boolean(),
+  costUsd: z.number(),
+  /** The model had a price in the table (else cost is 0). */
+  priced: z.boolean(),
+  evidenceTokens: z.number().int(),
+  wallMs: z.number().int(),
+});
+export type Totals = z.infer<typeof Totals>;
+
+export const TrialLine = z.object({ scenario: z.string(), index: z.number().int(), seed: z.number().int(), verdict: z.string(), reason: z.string().optional() });
+
+/** One submitted patch and its verification. */
+export const Attempt = z.object({
+  attempt: z.number().int(),
+  patch: z.string(),
+  /** Each changed file's text in the agent's copy (null: deleted), for review in the diff editor. */
+  files: z.array(z.object({ path: z.string(), after: z.string().nullable() })),
+  verified: z.boolean(),
+  /** One line: what passed and what failed. */
+  summary: z.string(),
+  reproducer: z.object({ passed: z.number().int(), total: z.number().int(), trials: z.array(TrialLine) }).optional(),
+  regression: z.array(z.object({ scenario: z.string(), passed: z.number().int(), total: z.number().int() })),
+  /** Why the patch could not be verified at all (it did not apply, or verification broke). */
+  error: z.string().optional(),
+  runDir: z.string().optional(),
+  ms: z.number().int(),
+});
+export type Attempt = z.infer<typeof Attempt>;
+
+export const AgentResult = z.object({
+  bugId: z.string(),
+  model: z.string(),
+  condition: Condition,
+  protocol: RanProtocol,
+  verified: z.boolean(),
+  stopReason: StopReason,
+  /** Set when the run ended on an error (the endpoint failed, the workspace broke). */
+  error: z.string().optional(),
+  attempts: z.number().int(),
+  steps: z.number().int(),
+  tokens: z.number().int(),
+  totals: Totals,
+  /** The verified patch, else the last submitted one, else null (unified diff against the bug's code). */
+  patch: z.string().nullable(),
+  trajectory: z.string(),
+  runDir: z.string(),
+});
+export type AgentResult = z.infer<typeof AgentResult>;
+
+export const StreamDelta = z.discriminatedUnion('kind', [
+  z.object({ kind: z.enum(['text', 'reasoning']), text: z.string() }),
+  z.object({ kind: z.literal('tool'), name: z.string() }),
+]);
+
+export type StreamDelta = z.infer<typeof StreamDelta>;
+
+export const AgentEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('started'), bugId: z.string(), model: z.string(), condition: Condition, trajectory: z.string() }),
+  z.object({ type: z.literal('context'), text: z.string() }),
+  z.object({ type: z.literal('step'), step: z.number().int() }),
+  z.object({ type: z.literal('delta'), step: z.number().int(), delta: StreamDelta }),
+  z.object({ type: z.literal('reply'), step: z.number().int(), content: z.string() }),
+  z.object({ type: z.literal('tool-start'), step: z.number().int(), id: z.string(), name: z.string(), args: z.string() }),
+  z.object({ type: z.literal('tool-end'), step: z.number().int(), id: z.string(), name: z.string(), ok: z.boolean(), output: z.string(), ms: z.number().int() }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warn']), text: z.string() }),
+  z.object({ type: z.literal('verifying'), attempt: z.number().int() }),
+  z.object({ type: z.literal('attempt'), attempt: Attempt }),
+  z.object({ type: z.literal('totals'), totals: Totals }),
+  z.object({ type: z.literal('done'), result: AgentResult }),
+]);
+export type AgentEvent = z.infer<typeof AgentEvent>;
