@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import type { AgentResult, Attempt as AgentAttempt, StopReason } from '../agent/events';
+import { readTrajectory } from '../agent/trajectory';
+import { patchStat } from './patch-metrics';
+import { SCHEMA_VERSION, type AttemptRecord, type AttemptStatus, type EndpointKind, type Verification } from './schema';
+
+export interface AgentRecordContext {
+  bug: { id: string; system: string; tier: 1 | 2 | 3 };
+  /** The endpoint's base URL; only its kind and host are recorded. */
+  baseUrl: string;
+  toolVersion: string;
+  bench?: { key: string; repeat: number };
+  /** When the run started, if the trajectory cannot say (it was lost). */
+  startedAt?: Date;
+  now?: () => Date;
+}
+
+/**
+ * An agent run as a study record, so it compares with people's attempts field for field.
+ * Start time and each verification's timing come from the run's trajectory when it is
+ * there; the totals from the result.
+ */
+export function agentAttemptRecord(result: AgentResult, ctx: AgentRecordContext): AttemptRecord {
+  const now = ctx.now ?? (() => new Date());
+  const trajectory = readAttempts(result.trajectory);
+  const started = trajectory.startedAt ?? ctx.startedAt ?? new Date(now().getTime() - result.totals.wallMs);
+  const verifications = trajectory.attempts.map(({ t, attempt }) => verificationOfAgentAttempt(attempt, started, t));
+  const firstPass = verifications.find((v) => v.verified);
+  const status = statusOf(result.stopReason, result.verified);
+  return {
+    v: SCHEMA_VERSION,
+    type: 'attempt',
+    id: randomUUID(),
+    revision: 0,
+    bug: ctx.bug,
+    actor: { kind: 'agent', model: result.model, condition: result.condition, protocol: result.protocol, endpoint: endpointOf(ctx.baseUrl) },
+    status,
+    startedAt: started.toISOString(),
+    endedAt: new Date(started.getTime() + result.totals.wallMs).toISOString(),
+    verifications,
+    attempts: result.attempts,
+    ...(result.verified && { timeToFixMs: firstPass?.elapsedMs ?? result.totals.wallMs }),
+    patch: result.patch === null ? null : { diff: result.patch, ...patchStat(result.patch) },
+    agent: {
+      steps: result.steps,
+      promptTokens: result.totals.promptTokens,
+      completionTokens: result.totals.completionTokens,
+      tokens: result.totals.tokens,
+      tokensEstimated: result.totals.tokensEstimated,
+      costUsd: result.totals.costUsd,
+      priced: result.totals.priced,
+      stopReason: result.error ? `${result.stopReason}: ${result.error}` : result.stopReason,
+      trajectory: result.trajectory,
+    },
+    ...(ctx.bench && { bench: ctx.bench }),
+    tool: { name: 'ddbench', version: ctx.toolVersion },
+  };
+}
+
+/** Agents stop for many reasons; the record keeps the reason (agent.stopReason) and files the outcome under a status people share. */
+function statusOf(reason: StopReason, verified: boolean): AttemptStatus {
+  if (verified) return 'verified';
+  switch (reason) {
+    case 'error':
+      return 'error';
+    case 'time-limit':
+      return 'timed-out';
+    case 'stopped':
+      return 'abandoned';
+    default:
+      return 'not-verified';
+  }
+}
+
+/** Which kind of endpoint served the model, from its base URL (the host is kept; paths and keys never). */
+export function endpointOf(baseUrl: string): { kind: EndpointKind; host: string } {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    return { kind: 'other', host: '' };
+  }
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  const kind: EndpointKind =
+    h === 'api.openai.com'
+      ? 'openai'
+      : h.endsWith('.openai.azure.com')
+        ? 'azure'
+        : h === 'localhost' || h === '::1' || /^127\./.test(h) || /^10\./.test(h) || /^192\.168\./.test(h) || /^172\.(1[6-9]|2\d|3[01])\./.test(h) || h.endsWith('.local')
+          ? 'local'
+          : 'other';
+  return { kind, host: h };
+}
+
+function verificationOfAgentAttempt(a: AgentAttempt, started: Date, t: number): Verification {
+  return {
+    at: new Date(started.getTime() + t).toISOString(),
+    elapsedMs: Math.max(0, t),
+    verified: a.verified,
+    patch: patchStat(a.patch),
+    ...(a.reproducer && {
+      reproducer: {
+        scenario: a.reproducer.trials[0]?.scenario ?? 'reproducer',
+        passed: a.reproducer.passed,
+        total: a.reproducer.total,
+        trials: a.reproducer.trials.map((x) => ({ seed: x.seed, verdict: verdictOf(x.verdict) })),
+      },
+    }),
+    regression: a.regression.map((g) => ({ scenario: g.scenario, passed: g.passed, total: g.total })),
+    ...(a.error !== undefined && { error: a.error }),
+  };
+}
+
+function verdictOf(v: string): 'pass' | 'fail' | 'error' | 'timeout' {
+  return v === 'pass' || v === 'fail' || v === 'timeout' ? v : 'error';
+}
+
+/** The run's start and its attempts with their times; empty when the trajectory is gone. */
+function readAttempts(file: string): { startedAt?: Date; attempts: { t: number; attempt: AgentAttempt }[] } {
+  if (!file || !fs.existsSync(file)) return { attempts: [] };
+  const { records } = readTrajectory(file);
+  const start = records.find((r) => r.type === 'start');
+  const attempts = records.flatMap((r) => (r.type === 'attempt' ? [{ t: r.t, attempt: r.attempt }] : []));
+  return { ...(start?.type === 'start' && { startedAt: new Date(start.time) }), attempts };
+}

@@ -1,0 +1,197 @@
+import { barChart, dotChart, esc, type IntervalRow } from './report-charts';
+import { PEOPLE, type Cell, type GroupRef, type Report, type Summary } from './report';
+
+/**
+ * The report as HTML: `reportBody` is the content (tables and inline SVG charts, no
+ * script, no style attributes) shared by the standalone page and the editor's webview;
+ * `reportPage` wraps it with its stylesheet into one file that works offline.
+ */
+
+export function reportPage(r: Report): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>DDBench report</title>
+<style>${PAGE_COLOURS}${REPORT_CSS}</style></head>
+<body><main class="ddbench-report">${reportBody(r)}</main></body></html>
+`;
+}
+
+export function reportBody(r: Report): string {
+  const parts = [
+    `<h1>DDBench report</h1>`,
+    `<p class="meta">${r.counted} finished attempt(s) from ${r.files.length} file(s)${r.inProgress ? `, ${r.inProgress} still in progress (not counted)` : ''}${r.errors ? `, ${r.errors} run error(s) (not counted)` : ''}; generated ${esc(r.generatedAt)}.</p>`,
+    problems(r),
+  ];
+  if (r.counted === 0) return parts.join('') + `<p>No finished attempts to compare yet.</p>`;
+  const overall = r.groups.map((g) => ({ g, s: cellOf(r.cells, 'all', g.id)! }));
+  parts.push(
+    `<h2>Overall</h2>`,
+    barChart('Pass rate by group (95% Wilson interval)', overall.map(({ g, s }) => rateRow(g, s)), 1, pct),
+    summaryTable(overall.map(({ g, s }) => [g.id, s])),
+  );
+  const timed = overall.filter(({ s }) => s.timeToFixMs.median !== null);
+  if (timed.length) {
+    const maxMin = Math.max(...timed.map(({ s }) => s.timeToFixMs.median! / 60_000), 1);
+    parts.push(barChart('Median time to fix (minutes, fixed attempts)', timed.map(({ g, s }) => ({ label: g.id, value: s.timeToFixMs.median! / 60_000, cls: groupClass(g), note: minutes(s.timeToFixMs.median) })), niceMax(maxMin), (v) => v.toFixed(v < 10 ? 1 : 0)));
+  }
+  if (r.lift.perModel.length) {
+    const rows = [...r.lift.perModel, ...(r.lift.overall ? [r.lift.overall] : [])];
+    parts.push(
+      `<h2>Context lift</h2><p class="meta">Pass rate with the bounded debugging context minus without it, per model and over all models' runs pooled; 95% Newcombe (hybrid score) interval.</p>`,
+      dotChart('Context lift (percentage points)', rows.map((l) => ({ label: l.model, value: l.lift, ci: l.ci, cls: l.model === 'all models' ? 'dot-all' : 'dot', note: signedPp(l.lift) })), (v) => `${v > 0 ? '+' : ''}${Math.round(v * 100)}`),
+      table(
+        ['model', 'symptom-only', 'context-augmented', 'lift', '95% CI'],
+        rows.map((l) => [l.model, rateText(l.symptomOnly), rateText(l.contextAugmented), signedPp(l.lift), `${signedPp(l.ci[0])} … ${signedPp(l.ci[1])}`]),
+      ),
+    );
+  }
+  if (r.spread.length) {
+    parts.push(
+      `<h2>Spread across models</h2>`,
+      table(['condition', 'models', 'lowest', 'highest', 'spread'], r.spread.map((s) => [s.condition, String(s.models), `${s.min.model} ${pct(s.min.rate)}`, `${s.max.model} ${pct(s.max.rate)}`, `${s.spreadPp.toFixed(1)} pp`])),
+    );
+  }
+  parts.push(`<h2>Per bug</h2>`, heatmap(r));
+  const tiers = [1, 2, 3].filter((t) => r.cells.some((c) => c.scope === 'tier' && c.tier === t));
+  if (tiers.length) {
+    parts.push(
+      `<h2>Per tier</h2>`,
+      table(['tier', ...r.groups.map((g) => g.id)], tiers.map((t) => [String(t), ...r.groups.map((g) => cellText(r.cells.find((c) => c.scope === 'tier' && c.tier === t && c.group === g.id)?.summary))])),
+    );
+  }
+  if (r.peopleVsAgents.length) {
+    const rows: IntervalRow[] = r.peopleVsAgents.flatMap((p) => [
+      { label: `${p.bugId} · people`, value: p.people.rate, ci: p.people.ci, cls: 'bar-people', note: `${rateText(p.people)} ${minutes(p.people.timeToFixMs.median)}` },
+      { label: `${p.bugId} · agents`, value: p.agents.rate, ci: p.agents.ci, cls: 'bar-agents', note: `${rateText(p.agents)} ${minutes(p.agents.timeToFixMs.median)}` },
+    ]);
+    parts.push(
+      `<h2>People and agents</h2>`,
+      barChart('Pass rate per bug: people and agents (all models and conditions)', rows, 1, pct),
+      table(
+        ['bug', 'people', 'agents', 'difference', '95% CI', 'people: median time', 'agents: median time'],
+        r.peopleVsAgents.map((p) => [p.bugId, rateText(p.people), rateText(p.agents), signedPp(p.difference), `${signedPp(p.ci[0])} … ${signedPp(p.ci[1])}`, minutes(p.people.timeToFixMs.median), minutes(p.agents.timeToFixMs.median)]),
+      ),
+    );
+  }
+  parts.push(
+    `<h2>Attempts</h2>`,
+    table(
+      ['bug', 'group', 'participant', 'status', 'started', 'time to fix', 'submissions', 'patch lines', 'similarity'],
+      r.attempts.map((a) => [a.bugId, a.group, a.participant ?? '', a.status, a.startedAt.replace('T', ' ').slice(0, 16), minutes(a.timeToFixMs), String(a.submissions), a.patchLines === null ? '' : String(a.patchLines), a.similarity === null ? '' : a.similarity.toFixed(2)]),
+    ),
+    `<p class="meta">Similarity to the reference fix: Jaccard index of the two patches' changed lines (each added or removed line, by file, whitespace collapsed); 1 is the same change, 0 nothing in common.</p>`,
+  );
+  return parts.join('');
+}
+
+function problems(r: Report): string {
+  if (!r.problems.length && !r.conflicts) return '';
+  const items = r.problems.slice(0, 50).map((p) => `<li>${esc(`${p.file}:${p.line}: ${p.kind}: ${p.message}`)}</li>`);
+  const more = r.problems.length > 50 ? `<li>… and ${r.problems.length - 50} more</li>` : '';
+  const conflicts = r.conflicts ? `<li>${r.conflicts} record(s) with the same id and revision but different content (the first read was kept)</li>` : '';
+  return `<details class="problems"><summary>${r.problems.length} line(s) skipped${r.conflicts ? `, ${r.conflicts} conflict(s)` : ''}</summary><ul>${items.join('')}${more}${conflicts}</ul></details>`;
+}
+
+function heatmap(r: Report): string {
+  const head = `<tr><th>bug</th><th>tier</th>${r.groups.map((g) => `<th>${esc(g.id)}</th>`).join('')}</tr>`;
+  const rows = r.bugs.map((b) => {
+    const cells = r.groups.map((g) => {
+      const s = r.cells.find((c) => c.scope === 'bug' && c.bugId === b.id && c.group === g.id)?.summary;
+      return s ? `<td class="heat h${Math.round(s.rate * 10)}" title="${esc(`95% CI ${pct(s.ci[0])}–${pct(s.ci[1])}`)}">${esc(cellText(s))}</td>` : `<td class="heat none">–</td>`;
+    });
+    return `<tr><th title="${esc(b.title ?? '')}">${esc(b.id)}</th><td>${b.tier ?? ''}</td>${cells.join('')}</tr>`;
+  });
+  return `<table class="grid heatmap">${head}${rows.join('')}</table>`;
+}
+
+function summaryTable(rows: [string, Summary][]): string {
+  return table(
+    ['group', 'pass rate', '95% CI', 'median time to fix', 'submissions', 'patch lines', 'similarity', 'tokens', 'cost', 'gave up', 'timed out'],
+    rows.map(([g, s]) => [
+      g,
+      rateText(s),
+      `${pct(s.ci[0])}–${pct(s.ci[1])}`,
+      minutes(s.timeToFixMs.median),
+      num(s.submissions, 1),
+      num(s.patchLines, 0),
+      num(s.similarity, 2),
+      s.tokens === null ? '' : Math.round(s.tokens).toLocaleString('en'),
+      s.costUsd === null ? '' : `$${s.costUsd.toFixed(3)} (total $${s.totalCostUsd.toFixed(2)})`,
+      String(s.gaveUp),
+      String(s.timedOut),
+    ]),
+  );
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  return `<table class="grid"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('')}</table>`;
+}
+
+function rateRow(g: GroupRef, s: Summary): IntervalRow {
+  return { label: g.id, value: s.rate, ci: s.ci, cls: groupClass(g), note: rateText(s) };
+}
+
+function groupClass(g: GroupRef): string {
+  return g.id === PEOPLE ? 'bar-people' : g.condition === 'context-augmented' ? 'bar-context' : 'bar-symptom';
+}
+
+function cellOf(cells: readonly Cell[], scope: Cell['scope'], group: string): Summary | undefined {
+  return cells.find((c) => c.scope === scope && c.group === group)?.summary;
+}
+
+function cellText(s: Summary | undefined): string {
+  return s ? rateText(s) : '–';
+}
+
+function rateText(s: { rate: number; passed: number; n: number }): string {
+  return `${pct(s.rate)} (${s.passed}/${s.n})`;
+}
+
+function pct(v: number): string {
+  return `${Math.round(v * 100)}%`;
+}
+
+function signedPp(v: number): string {
+  const pp = v * 100;
+  return `${pp > 0 ? '+' : pp < 0 ? '−' : '±'}${Math.abs(pp).toFixed(1)} pp`;
+}
+
+function minutes(ms: number | null): string {
+  if (ms === null) return '';
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+function num(v: number | null, digits: number): string {
+  return v === null ? '' : v.toFixed(digits);
+}
+
+function niceMax(v: number): number {
+  const step = 10 ** Math.floor(Math.log10(v));
+  return Math.ceil(v / step) * step;
+}
+
+/** The standalone page's colours; the webview sets the same variables from the VS Code theme. */
+const PAGE_COLOURS = `:root{--fg:#1f2328;--bg:#fff;--muted:#656d76;--line:#d0d7de;--people:#8250df;--symptom:#0969da;--context:#1a7f37;--agents:#bf8700;--heat:9,105,218}
+@media (prefers-color-scheme: dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#8d96a0;--line:#30363d;--people:#a371f7;--symptom:#4493f8;--context:#3fb950;--agents:#d29922;--heat:68,147,248}}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}`;
+
+/** Layout and chart styles shared by the page and the webview (no colours of its own but the variables). */
+export const REPORT_CSS = `
+.ddbench-report{max-width:1100px;margin:0 auto;padding:16px 24px}
+.ddbench-report h1{font-size:1.5em;margin:.2em 0}.ddbench-report h2{font-size:1.15em;margin:1.6em 0 .5em;border-bottom:1px solid var(--line);padding-bottom:.2em}
+.ddbench-report .meta{color:var(--muted)}
+.ddbench-report table.grid{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}
+.ddbench-report table.grid th,.ddbench-report table.grid td{border:1px solid var(--line);padding:3px 8px;text-align:left;white-space:nowrap}
+.ddbench-report figure.chart{margin:.8em 0}.ddbench-report figcaption{font-weight:600;margin-bottom:.3em}
+.ddbench-report svg text{fill:var(--fg);font-size:12px}.ddbench-report svg .tick,.ddbench-report svg .note{fill:var(--muted)}
+.ddbench-report svg .grid{stroke:var(--line);stroke-width:1}.ddbench-report svg .zero{stroke:var(--muted);stroke-width:1.5}
+.ddbench-report svg .ci{stroke:var(--fg);stroke-width:1.5;fill:none}
+.ddbench-report .bar-people{fill:var(--people)}.ddbench-report .bar-symptom{fill:var(--symptom)}.ddbench-report .bar-context{fill:var(--context)}.ddbench-report .bar-agents{fill:var(--agents)}
+.ddbench-report .dot{fill:var(--context)}.ddbench-report .dot-all{fill:var(--fg)}
+.ddbench-report td.heat{text-align:center}.ddbench-report td.none{color:var(--muted)}
+${Array.from({ length: 11 }, (_, i) => `.ddbench-report td.h${i}{background:rgba(var(--heat),${(i / 10) * 0.55})}`).join('')}
+.ddbench-report details.problems{border:1px solid var(--line);padding:4px 8px;margin:.5em 0}
+`;

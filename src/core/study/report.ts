@@ -1,0 +1,295 @@
+import { z } from 'zod';
+import type { RecordSet } from './collect';
+import { patchSimilarity } from './patch-metrics';
+import { Condition, type AttemptRecord } from './schema';
+import { mean, median, newcombe, sum, wilson } from './stats';
+
+/**
+ * The comparison of attempts: pass rates with 95% Wilson intervals, time to fix,
+ * submissions, patch size and similarity to the reference fix, tokens and cost — per
+ * bug, per tier and overall, for each actor group (people; each model × condition);
+ * the context lift per model and overall; the spread of pass rates across models;
+ * and people against agents per bug.
+ *
+ * Counted: every finished attempt. Attempts still in progress, and runs that ended in
+ * an error of the run itself (endpoint down, workspace broken — status `error`), are
+ * left out of the rates and counted apart; a person giving up, timing out or walking
+ * away counts as not fixed.
+ *
+ * A zod schema, because the editor hands the report to a webview.
+ */
+
+const Interval = z.tuple([z.number(), z.number()]);
+const Rate = z.object({ n: z.number().int(), passed: z.number().int(), rate: z.number(), ci: Interval });
+export type Rate = z.infer<typeof Rate>;
+
+export const Summary = Rate.extend({
+  /** Over fixed attempts: from start to the first verified fix. */
+  timeToFixMs: z.object({ median: z.number().nullable(), mean: z.number().nullable() }),
+  /** Mean fixes submitted per attempt. */
+  submissions: z.number().nullable(),
+  /** Median changed lines (added + removed) of final patches. */
+  patchLines: z.number().nullable(),
+  /** Mean similarity of final patches to the reference fix (line-level Jaccard, 0..1). */
+  similarity: z.number().nullable(),
+  /** Means over agent runs; null for people. */
+  tokens: z.number().nullable(),
+  costUsd: z.number().nullable(),
+  totalCostUsd: z.number(),
+  gaveUp: z.number().int(),
+  timedOut: z.number().int(),
+});
+export type Summary = z.infer<typeof Summary>;
+
+export const GroupRef = z.object({
+  id: z.string(),
+  kind: z.enum(['people', 'agent']),
+  model: z.string().optional(),
+  condition: Condition.optional(),
+});
+export type GroupRef = z.infer<typeof GroupRef>;
+
+export const Cell = z.object({
+  scope: z.enum(['bug', 'tier', 'all']),
+  bugId: z.string().optional(),
+  tier: z.number().int().optional(),
+  group: z.string(),
+  summary: Summary,
+});
+export type Cell = z.infer<typeof Cell>;
+
+export const Lift = z.object({
+  model: z.string(),
+  symptomOnly: Rate,
+  contextAugmented: Rate,
+  /** Context-augmented minus symptom-only pass rate. */
+  lift: z.number(),
+  /** Newcombe's hybrid score interval for the difference. */
+  ci: Interval,
+});
+export type Lift = z.infer<typeof Lift>;
+
+export const Spread = z.object({
+  condition: z.union([Condition, z.literal('all')]),
+  models: z.number().int(),
+  min: z.object({ model: z.string(), rate: z.number() }),
+  max: z.object({ model: z.string(), rate: z.number() }),
+  /** max − min, in percentage points. */
+  spreadPp: z.number(),
+});
+
+export const PeopleVsAgents = z.object({
+  bugId: z.string(),
+  people: Summary,
+  agents: Summary,
+  /** People's pass rate minus agents' (all models and conditions pooled), with Newcombe's interval. */
+  difference: z.number(),
+  ci: Interval,
+});
+
+export const AttemptRow = z.object({
+  id: z.string(),
+  bugId: z.string(),
+  group: z.string(),
+  status: z.string(),
+  participant: z.string().optional(),
+  startedAt: z.string(),
+  durationMs: z.number().nullable(),
+  timeToFixMs: z.number().nullable(),
+  submissions: z.number().int(),
+  patchLines: z.number().nullable(),
+  similarity: z.number().nullable(),
+  hasPatch: z.boolean(),
+});
+export type AttemptRow = z.infer<typeof AttemptRow>;
+
+export const Report = z.object({
+  generatedAt: z.string(),
+  files: z.array(z.string()),
+  problems: z.array(z.object({ file: z.string(), line: z.number().int(), kind: z.string(), message: z.string() })),
+  conflicts: z.number().int(),
+  upgraded: z.number().int(),
+  counted: z.number().int(),
+  inProgress: z.number().int(),
+  errors: z.number().int(),
+  groups: z.array(GroupRef),
+  bugs: z.array(z.object({ id: z.string(), system: z.string().optional(), tier: z.number().int().optional(), title: z.string().optional() })),
+  cells: z.array(Cell),
+  lift: z.object({ perModel: z.array(Lift), overall: Lift.nullable() }),
+  spread: z.array(Spread),
+  peopleVsAgents: z.array(PeopleVsAgents),
+  attempts: z.array(AttemptRow),
+});
+export type Report = z.infer<typeof Report>;
+
+/** What the report knows of a bug from the bug set; the reference fix is what patches are compared with. */
+export interface BugInfo {
+  system: string;
+  tier: 1 | 2 | 3;
+  title: string;
+  referenceFix: string;
+}
+
+export const PEOPLE = 'people';
+
+export function groupOf(r: AttemptRecord): GroupRef {
+  return r.actor.kind === 'human'
+    ? { id: PEOPLE, kind: 'people' }
+    : { id: `${r.actor.model} · ${r.actor.condition}`, kind: 'agent', model: r.actor.model, condition: r.actor.condition };
+}
+
+export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, now: Date = new Date()): Report {
+  const finished = set.attempts.filter((a) => a.status !== 'in-progress' && a.status !== 'error');
+  const similarity = new Map<string, number | null>();
+  for (const a of finished) {
+    const ref = bugs.get(a.bug.id)?.referenceFix;
+    similarity.set(a.id, a.patch && ref ? patchSimilarity(a.patch.diff, ref) : null);
+  }
+  const tierOf = (a: AttemptRecord) => a.bug.tier ?? bugs.get(a.bug.id)?.tier;
+  const summarise = (xs: AttemptRecord[]) => summaryOf(xs, similarity);
+
+  const groups = uniqueGroups(finished);
+  const bugIds = [...new Set(set.attempts.map((a) => a.bug.id))].sort(byTierThenId(bugs));
+  const cells: Cell[] = [];
+  for (const g of groups) {
+    const mine = finished.filter((a) => groupOf(a).id === g.id);
+    for (const bugId of bugIds) {
+      const xs = mine.filter((a) => a.bug.id === bugId);
+      if (xs.length) cells.push({ scope: 'bug', bugId, group: g.id, summary: summarise(xs) });
+    }
+    for (const tier of [1, 2, 3]) {
+      const xs = mine.filter((a) => tierOf(a) === tier);
+      if (xs.length) cells.push({ scope: 'tier', tier, group: g.id, summary: summarise(xs) });
+    }
+    cells.push({ scope: 'all', group: g.id, summary: summarise(mine) });
+  }
+
+  const agents = finished.filter((a) => a.actor.kind === 'agent');
+  const people = finished.filter((a) => a.actor.kind === 'human');
+  const peopleVsAgents = bugIds.flatMap((bugId) => {
+    const p = people.filter((a) => a.bug.id === bugId);
+    const q = agents.filter((a) => a.bug.id === bugId);
+    if (!p.length || !q.length) return [];
+    const ps = summarise(p);
+    const qs = summarise(q);
+    return [{ bugId, people: ps, agents: qs, difference: ps.rate - qs.rate, ci: newcombe(ps.passed, ps.n, qs.passed, qs.n) }];
+  });
+
+  return {
+    generatedAt: now.toISOString(),
+    files: set.files,
+    problems: set.problems,
+    conflicts: set.conflicts.length,
+    upgraded: set.upgraded,
+    counted: finished.length,
+    inProgress: set.attempts.filter((a) => a.status === 'in-progress').length,
+    errors: set.attempts.filter((a) => a.status === 'error').length,
+    groups,
+    bugs: bugIds.map((id) => {
+      const info = bugs.get(id);
+      const any = set.attempts.find((a) => a.bug.id === id);
+      const system = any?.bug.system ?? info?.system;
+      const tier = any?.bug.tier ?? info?.tier;
+      return { id, ...(system !== undefined && { system }), ...(tier !== undefined && { tier }), ...(info && { title: info.title }) };
+    }),
+    cells,
+    lift: liftOf(agents),
+    spread: spreadOf(agents),
+    peopleVsAgents,
+    attempts: set.attempts.map((a) => rowOf(a, similarity.get(a.id) ?? null)),
+  };
+}
+
+export function rateOf(passed: number, n: number): Rate {
+  return { n, passed, rate: n ? passed / n : 0, ci: wilson(passed, n) };
+}
+
+function summaryOf(xs: readonly AttemptRecord[], similarity: ReadonlyMap<string, number | null>): Summary {
+  const fixed = xs.filter((a) => a.status === 'verified');
+  const times = fixed.flatMap((a) => (a.timeToFixMs !== undefined ? [a.timeToFixMs] : []));
+  const withPatch = xs.filter((a) => a.patch !== null);
+  const sims = xs.flatMap((a) => {
+    const s = similarity.get(a.id);
+    return s === null || s === undefined ? [] : [s];
+  });
+  const usage = xs.flatMap((a) => (a.agent ? [a.agent] : []));
+  return {
+    ...rateOf(fixed.length, xs.length),
+    timeToFixMs: { median: median(times), mean: mean(times) },
+    submissions: mean(xs.map((a) => a.attempts)),
+    patchLines: median(withPatch.map((a) => a.patch!.added + a.patch!.removed)),
+    similarity: mean(sims),
+    tokens: mean(usage.map((u) => u.tokens)),
+    costUsd: mean(usage.map((u) => u.costUsd)),
+    totalCostUsd: sum(usage.map((u) => u.costUsd)),
+    gaveUp: xs.filter((a) => a.status === 'gave-up').length,
+    timedOut: xs.filter((a) => a.status === 'timed-out').length,
+  };
+}
+
+/** Per model, pooled over bugs: context-augmented minus symptom-only; overall, every model's runs pooled. */
+function liftOf(agents: readonly AttemptRecord[]): Report['lift'] {
+  const count = (xs: readonly AttemptRecord[], c: Condition) => {
+    const mine = xs.filter((a) => a.actor.kind === 'agent' && a.actor.condition === c);
+    return rateOf(mine.filter((a) => a.status === 'verified').length, mine.length);
+  };
+  const lift = (model: string, xs: readonly AttemptRecord[]): Lift | null => {
+    const s = count(xs, 'symptom-only');
+    const c = count(xs, 'context-augmented');
+    if (!s.n || !c.n) return null;
+    return { model, symptomOnly: s, contextAugmented: c, lift: c.rate - s.rate, ci: newcombe(c.passed, c.n, s.passed, s.n) };
+  };
+  const perModel = modelsOf(agents).flatMap((m) => lift(m, agents.filter((a) => a.actor.kind === 'agent' && a.actor.model === m)) ?? []);
+  return { perModel, overall: perModel.length ? lift('all models', agents) : null };
+}
+
+function spreadOf(agents: readonly AttemptRecord[]): Report['spread'] {
+  const out: Report['spread'] = [];
+  for (const condition of [...Condition.options, 'all'] as const) {
+    const rates = modelsOf(agents).flatMap((model) => {
+      const xs = agents.filter((a) => a.actor.kind === 'agent' && a.actor.model === model && (condition === 'all' || a.actor.condition === condition));
+      return xs.length ? [{ model, rate: xs.filter((a) => a.status === 'verified').length / xs.length }] : [];
+    });
+    if (rates.length < 2) continue;
+    const sorted = [...rates].sort((a, b) => a.rate - b.rate || a.model.localeCompare(b.model));
+    const min = sorted[0]!;
+    const max = sorted[sorted.length - 1]!;
+    out.push({ condition, models: rates.length, min, max, spreadPp: (max.rate - min.rate) * 100 });
+  }
+  return out;
+}
+
+function rowOf(a: AttemptRecord, similarity: number | null): AttemptRow {
+  return {
+    id: a.id,
+    bugId: a.bug.id,
+    group: groupOf(a).id,
+    status: a.status,
+    ...(a.actor.kind === 'human' && { participant: a.actor.participant }),
+    startedAt: a.startedAt,
+    durationMs: a.endedAt ? Math.max(0, Date.parse(a.endedAt) - Date.parse(a.startedAt)) : null,
+    timeToFixMs: a.timeToFixMs ?? null,
+    submissions: a.attempts,
+    patchLines: a.patch ? a.patch.added + a.patch.removed : null,
+    similarity,
+    hasPatch: a.patch !== null,
+  };
+}
+
+function modelsOf(agents: readonly AttemptRecord[]): string[] {
+  return [...new Set(agents.flatMap((a) => (a.actor.kind === 'agent' ? [a.actor.model] : [])))].sort();
+}
+
+function uniqueGroups(xs: readonly AttemptRecord[]): GroupRef[] {
+  const byId = new Map<string, GroupRef>();
+  for (const a of xs) {
+    const g = groupOf(a);
+    if (!byId.has(g.id)) byId.set(g.id, g);
+  }
+  const order = (g: GroupRef) => (g.kind === 'people' ? '' : `${g.model}\u0000${g.condition === 'symptom-only' ? 0 : 1}`);
+  return [...byId.values()].sort((a, b) => order(a).localeCompare(order(b)));
+}
+
+function byTierThenId(bugs: ReadonlyMap<string, BugInfo>) {
+  return (a: string, b: string) => (bugs.get(a)?.tier ?? 9) - (bugs.get(b)?.tier ?? 9) || a.localeCompare(b);
+}
