@@ -25,6 +25,9 @@ export const COMMANDS = {
   attachDebugger: { id: 'ddbench.attachDebugger', title: 'Attach Debugger to Node', icon: '$(debug-alt)' },
   partition: { id: 'ddbench.partition', title: 'Partition Nodes…', icon: '$(debug-disconnect)' },
   heal: { id: 'ddbench.heal', title: 'Heal Partition', icon: '$(plug)' },
+  showTimeline: { id: 'ddbench.showTimeline', title: 'Show Timeline', icon: '$(graph-line)' },
+  showTrialTimeline: { id: 'ddbench.showTrialTimeline', title: 'Show Timeline of a Reproducer Trial…', icon: '$(beaker)' },
+  showFileTimeline: { id: 'ddbench.showFileTimeline', title: 'Show Timeline of Event or Log Files…', icon: '$(file)' },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -13,6 +13,7 @@ import { reportError } from './present';
 import { ReproducerRuns } from './reproducer';
 import { parseSettings } from './settings';
 import { ClusterStatusBar } from './statusBar';
+import { TimelinePanel } from './timelinePanel';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 
@@ -41,7 +42,8 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   const clusterView = vscode.window.createTreeView(VIEWS.cluster, { treeDataProvider: clusterTree });
   clusterTree.attach(clusterView);
   const statusBar = new ClusterStatusBar(session, () => bugWorkspace);
-  context.subscriptions.push(output, store, session, bugsTree, bugsView, clusterTree, clusterView, statusBar);
+  const timeline = new TimelinePanel(context, output, session, () => bugWorkspace);
+  context.subscriptions.push(output, store, session, bugsTree, bugsView, clusterTree, clusterView, statusBar, timeline);
 
   const requireWorkspace = (): WorkspaceInfo => {
     if (!bugWorkspace) throw new UserError('this window has no bug workspace open; use "DDBench: Open Bug" first');
@@ -97,6 +99,9 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
       session.heal();
       output.appendLine('[cluster] partition healed');
     },
+    showTimeline: (arg) => timeline.showLatest(arg),
+    showTrialTimeline: () => timeline.pickTrial(),
+    showFileTimeline: (arg) => (arg === undefined ? timeline.pickFiles() : timeline.showLatest(arg)),
   };
   for (const name of Object.keys(handlers) as CommandName[]) {
     const spec = COMMANDS[name];

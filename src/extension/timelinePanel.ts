@@ -1,0 +1,243 @@
+/**
+ * The timeline webview panel: thin glue between VS Code and core/timeline. The
+ * model answers the webview (TimelineSession checks every message); this file picks
+ * what to show (latest run, a trial, files, a running cluster), opens source lines,
+ * and restores the panel after a reload from the webview's persisted state.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { DDBENCH_DIR, type WorkspaceInfo } from '../core/bugs/workspace';
+import type { Event } from '../core/events/event';
+import { UserError } from '../core/errors';
+import { LiveRun } from '../core/timeline/live';
+import { TimelineModel, type RunSource } from '../core/timeline/model';
+import { timelinePage } from '../core/timeline/page';
+import { migrateUiState } from '../core/timeline/protocol';
+import { listTrials, loadRun } from '../core/timeline/runs';
+import { TimelineSession } from '../core/timeline/session';
+import type { ClusterSession } from './clusterSession';
+import { errorMessage, reportError } from './present';
+
+export const TIMELINE_VIEW_TYPE = 'ddbench.timeline';
+
+const PICK_FILES = 'Events or log files…';
+
+interface Shown {
+  panel: vscode.WebviewPanel;
+  model: TimelineModel;
+  session: TimelineSession;
+  live: LiveRun | undefined;
+  subscriptions: vscode.Disposable[];
+}
+
+export class TimelinePanel implements vscode.Disposable {
+  private shown: Shown | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+    private readonly clusters: ClusterSession,
+    private readonly workspace: () => WorkspaceInfo | undefined,
+  ) {
+    context.subscriptions.push(
+      vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
+        deserializeWebviewPanel: (panel, state: unknown) => this.restore(panel, state),
+      }),
+    );
+  }
+
+  /**
+   * The running cluster's events (live), else the latest run of the workspace; with
+   * a folder or file argument (explorer menu), that instead.
+   */
+  async showLatest(arg?: unknown): Promise<void> {
+    const target = arg instanceof vscode.Uri ? arg.fsPath : typeof arg === 'string' ? arg : undefined;
+    const running = this.clusters.running;
+    if (target === undefined && running !== undefined) {
+      const live = new LiveRun(running.cluster, `${running.workspace.bugId}: live cluster (${path.basename(running.cluster.runDir)})`, (run) => this.liveChanged(run));
+      return this.show([live.current()], live);
+    }
+    const dir = target ?? this.workspace()?.dir ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (dir === undefined) return this.pickFiles();
+    try {
+      await this.show([await this.load([dir])]);
+    } catch (err) {
+      if (!(err instanceof UserError) || target !== undefined) throw err;
+      const choice = await vscode.window.showInformationMessage(`DDBench: ${err.message}`, 'Pick a Trial…', 'Open Files…');
+      if (choice === 'Pick a Trial…') await this.pickTrial();
+      else if (choice === 'Open Files…') await this.pickFiles();
+    }
+  }
+
+  /** Any trial of any reproducer run of the workspace. */
+  async pickTrial(): Promise<void> {
+    const run = await this.chooseRun('Show the timeline of which trial?');
+    if (run !== undefined) await this.show([run]);
+  }
+
+  async pickFiles(): Promise<void> {
+    const run = await this.chooseFiles();
+    if (run !== undefined) await this.show([run]);
+  }
+
+  dispose(): void {
+    this.shown?.panel.dispose();
+  }
+
+  private async chooseRun(title: string): Promise<RunSource | undefined> {
+    const root = this.workspace()?.dir ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const trials = root === undefined ? [] : listTrials(root);
+    type Item = vscode.QuickPickItem & { dir?: string };
+    const items: Item[] = trials.map((t) => ({
+      label: `${t.verdict === 'pass' ? '$(pass)' : '$(error)'} ${t.scenario} #${t.index} · seed ${t.seed}`,
+      description: t.verdict + (t.reason !== undefined ? `: ${t.reason}` : ''),
+      detail: t.run,
+      dir: t.dir,
+    }));
+    items.push({ label: `$(file) ${PICK_FILES}` });
+    const picked = await vscode.window.showQuickPick(items, { title, placeHolder: trials.length === 0 ? 'No reproducer runs in this workspace yet' : 'Newest run first', matchOnDescription: true, matchOnDetail: true });
+    if (picked === undefined) return undefined;
+    return picked.dir === undefined ? this.chooseFiles() : this.load([picked.dir]);
+  }
+
+  /** Files of any readable format; a plain-text log asks for its regex. */
+  private async chooseFiles(): Promise<RunSource | undefined> {
+    const uris = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      openLabel: 'Show Timeline',
+      filters: { 'Events, traces and logs': ['jsonl', 'json', 'log', 'txt'], 'All files': ['*'] },
+    });
+    if (uris === undefined || uris.length === 0) return undefined;
+    const files = uris.map((u) => u.fsPath);
+    try {
+      return await this.load(files);
+    } catch (err) {
+      if (!(err instanceof UserError) || !/regex/.test(err.message)) throw err;
+      const regex = await vscode.window.showInputBox({
+        title: 'Regex for the plain-text log',
+        prompt: 'Named groups: host (the lane), event (the text), optionally clock (a JSON vector clock), ts, level',
+        value: '^(?<host>\\S+) (?<clock>\\{.*?\\}) (?<event>.*)$',
+        ignoreFocusOut: true,
+      });
+      return regex === undefined ? undefined : this.load(files, regex);
+    }
+  }
+
+  private load(inputs: string[], regex?: string): Thenable<RunSource> {
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'DDBench: reading the timeline' }, () => loadRun(inputs, regex === undefined ? {} : { regex }));
+  }
+
+  /** Shows runs in the panel, creating it if needed; a live run keeps updating until its cluster stops. */
+  private async show(runs: RunSource[], live?: LiveRun, existing?: vscode.WebviewPanel): Promise<void> {
+    const previous = this.shown;
+    this.shown = undefined;
+    previous?.live?.dispose();
+    previous?.subscriptions.forEach((d) => d.dispose());
+    const panel = existing ?? previous?.panel ?? vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'Timeline', vscode.ViewColumn.Active, this.webviewOptions());
+    panel.webview.options = this.webviewOptions();
+    panel.title = `Timeline: ${runs[0].label}`;
+    const model = new TimelineModel(runs, { title: runs[0].label, live: live !== undefined, capabilities: { openSource: true, compare: true } });
+    const session = new TimelineSession(model, (msg) => void panel.webview.postMessage(msg), {
+      openSource: (event, inputs) => this.openSource(event, inputs, panel),
+      compare: (stop) => this.compare(stop),
+      log: (message) => this.output.appendLine(`[timeline] ${message}`),
+    });
+    const subscriptions = [
+      panel.webview.onDidReceiveMessage((msg: unknown) => session.receive(msg)),
+      panel.onDidDispose(() => {
+        if (this.shown?.panel !== panel) return;
+        this.shown.live?.dispose();
+        this.shown.subscriptions.forEach((d) => d.dispose());
+        this.shown = undefined;
+      }),
+      this.clusters.onDidChange(() => {
+        if (live === undefined || this.clusters.running !== undefined || this.shown?.live !== live) return;
+        live.dispose();
+        model.setLive(false);
+        session.update();
+      }),
+    ];
+    this.shown = { panel, model, session, live, subscriptions };
+    // A fresh page: the webview says `ready` again and gets the new data.
+    panel.webview.html = this.html(panel.webview, runs[0].label);
+    panel.reveal(undefined, false);
+  }
+
+  private liveChanged(run: RunSource): void {
+    const shown = this.shown;
+    if (shown?.live === undefined) return;
+    shown.model.setRun(0, run);
+    shown.session.update();
+  }
+
+  private async compare(stop: boolean): Promise<void> {
+    const shown = this.shown;
+    if (shown === undefined) return;
+    if (!stop) {
+      const run = await this.chooseRun('Compare with which run?');
+      if (run === undefined) return;
+      shown.model.setRun(1, run);
+    } else shown.model.setRun(1, undefined);
+    shown.session.update();
+  }
+
+  /**
+   * Source paths in events are relative to the workspace the run belongs to: the
+   * folder holding the run's `.ddbench`, else an open workspace folder that has the file.
+   */
+  private async openSource(event: Event, inputs: readonly string[], panel: vscode.WebviewPanel): Promise<void> {
+    const src = event.src;
+    if (src === undefined) throw new UserError('this event has no source location');
+    const roots: string[] = [];
+    for (let dir = path.dirname(inputs[0] ?? '.'); path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+      if (path.basename(dir) === DDBENCH_DIR) roots.push(path.dirname(dir));
+    }
+    roots.push(...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
+    const file = roots.map((r) => path.resolve(r, src.file)).find((f) => fs.existsSync(f));
+    if (file === undefined) throw new UserError(`cannot find ${src.file} in the run's workspace or the open folders`);
+    const line = Math.max(0, src.line - 1);
+    await vscode.window.showTextDocument(vscode.Uri.file(file), {
+      selection: new vscode.Range(line, 0, line, 0),
+      viewColumn: panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One,
+      preserveFocus: false,
+      preview: true,
+    });
+  }
+
+  /** After a window reload: reopen what the panel showed, from the inputs its state remembers. */
+  private async restore(panel: vscode.WebviewPanel, raw: unknown): Promise<void> {
+    const inputs = migrateUiState(raw).inputs ?? [];
+    const usable = inputs.filter((files) => files.length > 0 && files.every((f) => fs.existsSync(f)));
+    if (usable.length === 0 || usable.length !== inputs.length) {
+      panel.webview.html = `<!DOCTYPE html><html><body><p>The run this timeline showed is no longer there. Use <b>DDBench: Show Timeline</b> to open another.</p></body></html>`;
+      return;
+    }
+    try {
+      await this.show(await Promise.all(usable.map((files) => loadRun(files))), undefined, panel);
+    } catch (err) {
+      reportError(this.output, 'Restoring the timeline', err);
+      panel.webview.html = `<!DOCTYPE html><html><body><p>The timeline could not be restored: ${escape(errorMessage(err))}</p></body></html>`;
+    }
+  }
+
+  private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media')] };
+  }
+
+  private html(webview: vscode.Webview, title: string): string {
+    const media = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media');
+    return timelinePage({
+      title,
+      nonce: randomBytes(16).toString('base64'),
+      cspSource: webview.cspSource,
+      script: { src: webview.asWebviewUri(vscode.Uri.joinPath(media, 'timeline.js')).toString() },
+      style: { href: webview.asWebviewUri(vscode.Uri.joinPath(media, 'timeline.css')).toString() },
+    });
+  }
+}
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
