@@ -1,0 +1,214 @@
+import * as assert from 'node:assert/strict';
+import { ARROW, type Filter, type HostReply, type HostRequest, type Replies } from '../../src/core/timeline/protocol';
+import { packStore, unpackStore } from '../../src/core/timeline/embed';
+import { RequestError, TimelineModel } from '../../src/core/timeline/model';
+import { MAX_ARROWS } from '../../src/core/timeline/window';
+import { busyRun, faultyRun, runOf } from './timeline-fixtures';
+
+const ALL: Filter = { hiddenLanes: [] };
+
+/** Sends a request and checks the answer is the matching kind. */
+function ask<T extends keyof Replies>(model: TimelineModel, req: Omit<Extract<HostRequest, { type: T }>, 'reqId'> & { type: T }): Replies[T] {
+  const reply: HostReply = model.handle({ ...req, reqId: 7 } as unknown as HostRequest);
+  assert.equal(reply.reqId, 7);
+  return reply as Replies[T];
+}
+
+function indexOf(model: TimelineModel, id: string): number {
+  const meta = model.meta();
+  for (let i = 0; i < meta.runs[0].events; i++) if (model.eventAt({ run: 0, index: i }).event.id === id) return i;
+  throw new Error(`no event ${id}`);
+}
+
+describe('timeline model', () => {
+  const model = new TimelineModel([runOf(faultyRun())], { title: 'fixture' });
+
+  it('orders lanes harness, nodes, clients, router and counts what the run shows', () => {
+    const run = model.meta().runs[0];
+    assert.deepEqual(
+      run.lanes.map((l) => [l.name, l.role]),
+      [
+        ['harness', 'harness'],
+        ['n1', 'node'],
+        ['n2', 'node'],
+        ['n3', 'node'],
+        ['client-a', 'client'],
+        ['router', 'router'],
+      ],
+    );
+    assert.equal(run.events, faultyRun().length);
+    assert.equal(run.messages, 3, 'm1, m3 delivered and m2 dropped');
+    assert.equal(run.dropped, 1);
+    assert.equal(run.faultBands, 4);
+    assert.deepEqual(
+      run.violations.map((v) => [v.node, v.text, v.ts]),
+      [['harness', 'mutual exclusion', 900]],
+    );
+  });
+
+  it('shades fault periods from their start to their end event, on the lanes they affect', () => {
+    const w = ask(model, { type: 'window', axis: 'time', width: 100, filter: ALL });
+    const bands = w.overlays.bands.map((b) => [b.kind, b.nodes.join(','), b.x0, b.x1]);
+    assert.deepEqual(bands, [
+      ['partition', 'n1,n2,n3', 200, 300],
+      ['paused', 'n2', 400, 450],
+      ['down', 'n3', 500, 600],
+      ['link', 'client-a', 650, 800],
+    ]);
+    assert.match(w.overlays.bands[0].label, /\{n1\} \| \{n2, n3\}/);
+    assert.match(w.overlays.bands[3].label, /client-a→\* Put: drop 100%/);
+  });
+
+  it('draws message arrows send → receive, and send → the router for a dropped message', () => {
+    const w = ask(model, { type: 'window', axis: 'time', width: 200, filter: ALL });
+    const rowOf = (node: string): number => w.rows.findIndex((r) => r.node === node);
+    const arrows = Array.from(w.arrows.send, (_, k) => ({ from: w.rows[w.arrows.row0[k]].node, to: w.rows[w.arrows.row1[k]].node, x0: w.arrows.x0[k], x1: w.arrows.x1[k], flags: w.arrows.flags[k] }));
+    arrows.sort((a, b) => a.x0 - b.x0);
+    assert.deepEqual(arrows, [
+      { from: 'n1', to: 'n2', x0: 100, x1: 110, flags: 0 },
+      { from: 'n1', to: 'n3', x0: 120, x1: 125, flags: ARROW.dropped },
+      { from: 'client-a', to: 'n1', x0: 700, x1: 760, flags: ARROW.delayed },
+    ]);
+    assert.equal(w.arrows.total, 3);
+    assert.ok(rowOf('router') >= 0);
+  });
+
+  it('aggregates each row into per-pixel buckets with counts, worst level and a representative', () => {
+    const w = ask(model, { type: 'window', axis: 'time', range: [0, 1000], width: 10, filter: ALL });
+    assert.equal(w.total, faultyRun().length);
+    const sum = w.count.reduce((a, b) => a + b, 0);
+    assert.equal(sum, w.total);
+    const harness = w.rows.findIndex((r) => r.node === 'harness');
+    // The failed check (900 µs) falls into bucket 9 of the harness and raises its alarm.
+    assert.equal(w.alarm[harness * 10 + 9], 1);
+    assert.equal(w.maxLevel[harness * 10 + 9], 4);
+    assert.equal(model.eventAt({ run: 0, index: w.top[harness * 10 + 9] }).event.msg, 'mutual exclusion');
+  });
+
+  it('filters by kind, level and text, and hides lanes', () => {
+    const onlyFaults = ask(model, { type: 'window', axis: 'time', width: 50, filter: { hiddenLanes: [], kinds: ['fault'] } });
+    assert.equal(onlyFaults.total, 6, 'four harness faults, the drop and the delay');
+    assert.equal(onlyFaults.arrows.send.length, 0, 'no send passes, so no arrow');
+    const warnings = ask(model, { type: 'window', axis: 'time', width: 50, filter: { hiddenLanes: [], minLevel: 'warn' } });
+    assert.equal(warnings.total, 6, 'the warn faults (not the info delay) and the error check');
+    const text = ask(model, { type: 'window', axis: 'time', width: 50, filter: { hiddenLanes: [], text: 'APPEND' } });
+    assert.equal(text.total, 4, 'case-insensitive, messages and fields');
+    const regex = ask(model, { type: 'window', axis: 'time', width: 50, filter: { hiddenLanes: [], text: '^(pause|resume)$', regex: true } });
+    assert.equal(regex.total, 2);
+    const hidden = ask(model, { type: 'window', axis: 'time', width: 50, filter: { hiddenLanes: ['router', 'harness'] } });
+    assert.deepEqual(
+      hidden.rows.map((r) => r.node),
+      ['n1', 'n2', 'n3', 'client-a'],
+    );
+    assert.equal(hidden.arrows.send.length, 3, 'arrows between shown lanes stay (the drop ends on n3, not on the router)');
+    assert.throws(() => model.handle({ type: 'window', reqId: 1, axis: 'time', width: 50, filter: { hiddenLanes: [], text: '(', regex: true } }), RequestError);
+  });
+
+  it('in causal order every message arrow points forward and each lane keeps its order', () => {
+    const w = ask(model, { type: 'window', axis: 'causal', width: 300, filter: ALL });
+    for (let k = 0; k < w.arrows.send.length; k++) {
+      if (w.arrows.flags[k] & ARROW.dropped) assert.ok(w.arrows.x1[k] >= w.arrows.x0[k]);
+      else assert.ok(w.arrows.x1[k] > w.arrows.x0[k], `arrow ${k} goes back in causal order`);
+    }
+    // Lanes without causal edges (the harness) follow the others' Lamport time, in their own order.
+    const violation = w.overlays.violations[0];
+    const bands = w.overlays.bands;
+    assert.ok(bands.every((b) => b.x1 >= b.x0));
+    assert.ok(violation.x >= bands[bands.length - 1].x0);
+    assert.ok(w.extent[1] >= violation.x);
+  });
+
+  it('answers details with partners, router steps, both clocks and the causal counts', () => {
+    const recv = indexOf(model, 'e19');
+    const d = ask(model, { type: 'details', ref: { run: 0, index: recv } });
+    assert.equal(d.event.msg, 'Put');
+    assert.deepEqual(
+      d.partners.map((p) => [p.node, p.kind]),
+      [['client-a', 'send']],
+    );
+    assert.deepEqual(
+      d.routerFaults.map((f) => f.action),
+      ['delay'],
+    );
+    assert.deepEqual(d.derivedClock, { n1: 4, 'client-a': 1 }, 'n1: start, two sends, this receive; client-a: its send');
+    assert.equal(d.pastSize, 4);
+    assert.ok(d.futureSize >= 1);
+    const drop = indexOf(model, 'e8');
+    assert.deepEqual(
+      ask(model, { type: 'details', ref: { run: 0, index: drop } }).partners.map((p) => p.node),
+      ['n1'],
+    );
+  });
+
+  it('gives the causal past and future as lane prefixes and suffixes', () => {
+    const recv = indexOf(model, 'e6');
+    const c = ask(model, { type: 'causal', ref: { run: 0, index: recv }, axis: 'time' });
+    const n1 = c.lanes.find((l) => l.node === 'n1');
+    assert.deepEqual(n1 && [n1.pastTo, n1.past], [100, 2], 'n1 up to the send of m1 (its start and the send)');
+    const n2 = c.lanes.find((l) => l.node === 'n2');
+    assert.deepEqual(n2 && [n2.pastTo, n2.futureFrom], [20, 400]);
+    assert.equal(c.lanes.find((l) => l.node === 'harness')?.past, 0);
+  });
+
+  it('searches forward and back from a position, wrapping, and counts the matches', () => {
+    const first = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, from: 0, dir: 1 });
+    assert.deepEqual([first.position, first.total, first.match?.x], [1, 4, 100]);
+    const second = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, from: 0, after: first.match?.ref, dir: 1 });
+    assert.equal(second.match?.x, 110);
+    const wrapped = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, from: 0, after: first.match?.ref, dir: -1 });
+    assert.equal(wrapped.position, 4);
+    const bad = ask(model, { type: 'search', axis: 'time', filter: ALL, query: '[', regex: true, from: 0, dir: 1 });
+    assert.match(bad.error ?? '', /regular expression/);
+  });
+
+  it('steps along a lane, skipping filtered events', () => {
+    const start = indexOf(model, 'e2');
+    const next = ask(model, { type: 'step', ref: { run: 0, index: start }, dir: 1, filter: { hiddenLanes: [], kinds: ['recv', 'log'] } });
+    assert.equal(next.match && model.eventAt(next.match.ref).event.id, 'e19');
+    const none = ask(model, { type: 'step', ref: { run: 0, index: start }, dir: -1, filter: ALL });
+    assert.equal(none.match, null);
+  });
+
+  it('names the first divergence of two runs, lane by lane', () => {
+    const passing = faultyRun().filter((e) => e.kind !== 'check');
+    passing.push({ id: 'ok', ts: 900, node: 'harness', kind: 'check', level: 'info', msg: 'trial passed', fields: { ok: true } });
+    const moved = passing.map((e) => (e.id === 'e22' ? { ...e, msg: 'lock refused' } : e)).sort((a, b) => a.ts - b.ts);
+    const both = new TimelineModel([runOf(faultyRun(), 'fail'), runOf(moved, 'pass')], { title: 'compare' });
+    const d = both.meta().divergence;
+    assert.ok(d);
+    assert.deepEqual(
+      d.lanes.map((l) => l.node).sort(),
+      ['harness', 'n1'],
+    );
+    assert.equal(d.first?.node, 'harness', 'the check at 900 µs comes before the log at 950 µs');
+    const w = ask(both, { type: 'window', axis: 'time', width: 100, filter: ALL });
+    assert.deepEqual(
+      w.rows.slice(0, 4).map((r) => `${r.node}/${r.run}`),
+      ['harness/0', 'harness/1', 'n1/0', 'n1/1'],
+    );
+    assert.equal(w.overlays.divergence.filter((m) => m.first).length, 2);
+  });
+
+  it('samples arrows beyond what can be told apart, keeping the flagged ones', () => {
+    const big = new TimelineModel([runOf(busyRun(20_000))], { title: 'busy' });
+    const w = ask(big, { type: 'window', axis: 'time', width: 800, filter: ALL });
+    assert.ok(w.arrows.total > MAX_ARROWS);
+    assert.ok(w.arrows.send.length <= MAX_ARROWS);
+    assert.equal(w.total, 20_000);
+    const zoomed = ask(big, { type: 'window', axis: 'time', range: [0, 200], width: 800, filter: ALL });
+    assert.equal(zoomed.arrows.send.length, zoomed.arrows.total, 'a narrow window gets every arrow');
+    assert.ok(zoomed.labels.text.length > 0, 'sparse rows get labels');
+  });
+
+  it('packs a store for the HTML page and unpacks the very same events', () => {
+    const { store } = runOf(faultyRun());
+    const copy = unpackStore(packStore(store));
+    assert.equal(copy.size, store.size);
+    for (let i = 0; i < store.size; i++) {
+      assert.deepEqual(copy.event(i), store.event(i));
+      assert.deepEqual(copy.origin(i), store.origin(i));
+      assert.deepEqual(copy.clock(i), store.clock(i));
+    }
+    assert.deepEqual(copy.nodes, store.nodes);
+  });
+});
