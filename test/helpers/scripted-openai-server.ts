@@ -59,6 +59,8 @@ const RequestBody = z.looseObject({
 
 export class ScriptedOpenAIServer {
   readonly requests: RecordedRequest[] = [];
+  /** Errors thrown by reply functions (a test's assertions); the client got a 500 for each. */
+  readonly failures: Error[] = [];
   private readonly server: http.Server;
   private readonly hanging = new Set<http.ServerResponse>();
   private next = 0;
@@ -116,7 +118,13 @@ export class ScriptedOpenAIServer {
     }
     const entry = this.opts.replies[this.next++];
     if (entry === undefined) return sendError(res, { status: 500, error: { message: `scripted server: no reply left for request ${this.next}`, type: 'server_error' } });
-    const reply = typeof entry === 'function' ? entry(recorded) : entry;
+    let reply: ScriptedReply;
+    try {
+      reply = typeof entry === 'function' ? entry(recorded) : entry;
+    } catch (err) {
+      this.failures.push(err as Error);
+      return sendError(res, { status: 400, error: { message: `scripted server: the reply function failed: ${(err as Error).message}`, type: 'invalid_request_error' } });
+    }
     if ('hang' in reply) {
       this.hanging.add(res);
       return;

@@ -50,6 +50,7 @@ describe('agent: the loop on a fixture bug', function () {
       onEvent: (e) => events.push(e),
       ...extra,
     });
+    if (server.failures[0]) throw server.failures[0];
     return { result, events, requests: server.requests };
   }
 

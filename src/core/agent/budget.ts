@@ -34,6 +34,8 @@ function cutAtLine(text: string, at: number, dir: 'back' | 'forward'): number {
   return nl >= 0 && nl - at < slack ? nl + 1 : at;
 }
 
+const MIN_USEFUL_TOKENS = 100;
+
 /** The run's allowance of evidence tokens; each evidence result takes what it uses. */
 export class EvidenceBudget {
   private used = 0;
@@ -53,7 +55,8 @@ export class EvidenceBudget {
    * charges. An exhausted budget returns a note instead of the evidence.
    */
   take(text: string, maxChars: number): string {
-    if (this.remaining === 0) {
+    // Below this a result would be nothing but the truncation note.
+    if (this.remaining < MIN_USEFUL_TOKENS) {
       return `[evidence budget exhausted: ${this.used} of ${this.limit} tokens used; work from what you have, read code, or submit]`;
     }
     const fit = Math.min(maxChars, this.remaining * 4);

@@ -1,0 +1,82 @@
+import { strict as assert } from 'node:assert';
+import { EvidenceBudget, truncateMiddle } from '../../src/core/agent/budget';
+import { actionFromText, isAction } from '../../src/core/agent/protocol';
+import { AgentScratch, ToolError } from '../../src/core/agent/scratch';
+import { toolsFor, type ToolContext } from '../../src/core/agent/tools';
+import { readFile, search } from '../../src/core/agent/tools/files';
+import { costOf, DEFAULT_PRICES, priceOf } from '../../src/core/agent/pricing';
+import { loadCatalog } from '../../src/core/bugs/catalog';
+import { resolveWorkspace } from '../../src/core/repro/launch';
+import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../helpers/agent-fixture';
+import { writeFiles } from './helpers/bugset';
+
+describe('agent: tools, protocol and budget', () => {
+  let ws: Awaited<ReturnType<typeof openTestWorkspace>>;
+  let scratch: AgentScratch;
+  let ctx: ToolContext;
+
+  before(async () => {
+    ws = await openTestWorkspace(AGENT_BUGSET, COUNTER_BUG);
+    writeFiles(ws.dir, { 'src/long.js': Array.from({ length: 1000 }, (_, i) => `const line${i + 1} = ${i + 1};`).join('\n') + '\n', 'src/aaa.txt': `${'a'.repeat(40)}!\n` });
+    const r = await resolveWorkspace(ws.dir, await loadCatalog(AGENT_BUGSET));
+    scratch = AgentScratch.create(ws.dir, r.system, r.bug);
+    ctx = { scratch, budget: new EvidenceBudget(10_000), evidence: undefined, signal: new AbortController().signal, submit: () => assert.fail('no submit here') };
+  });
+  after(() => {
+    scratch.dispose();
+    ws.dispose();
+  });
+
+  it('reads a range of a long file, and says how to read on', async () => {
+    const out = (await readFile.run({ path: 'src/long.js', start_line: 1 }, ctx)).output;
+    assert.match(out, /^src\/long\.js \(lines 1-400 of 1000\)\n {4}1\| const line1 = 1;/);
+    assert.match(out, /\[lines 1-400 of 1000; read from start_line 401 for more\]$/);
+    const range = (await readFile.run({ path: 'src/long.js', start_line: 998, end_line: 2000 }, ctx)).output;
+    assert.match(range, /lines 998-1000 of 1000\)\n {2}998\| const line998 = 998;\n {2}999\|/);
+    await assert.rejects(readFile.run({ path: 'src/long.js', start_line: 1001 }, ctx), /has 1000 lines; start_line 1001 is past the end/);
+    await assert.rejects(readFile.run({ path: 'src/totl.mjs', start_line: 1 }, ctx), ToolError);
+  });
+
+  it('searches by regex and stops a pattern that backtracks forever', async () => {
+    const hits = (await search.run({ pattern: 'line99\\d =', path: 'src', case_sensitive: false, max_results: 3 }, ctx)).output;
+    assert.match(hits, /^src\/long\.js:990: const line990 = 990;\nsrc\/long\.js:991:/);
+    assert.match(hits, /more than 3 matches/);
+    const started = Date.now();
+    await assert.rejects(search.run({ pattern: '(a+)+$', path: 'src/aaa.txt', case_sensitive: true, max_results: 5 }, ctx), /took longer than 2000 ms/);
+    assert.ok(Date.now() - started < 5000);
+    await assert.rejects(search.run({ pattern: '(', path: '', case_sensitive: false, max_results: 5 }, ctx), /not a valid regular expression/);
+  });
+
+  it('cuts long output in the middle and says what was cut', () => {
+    const text = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join('\n');
+    const out = truncateMiddle(text, 1000, 'read less');
+    assert.ok(out.length <= 1100);
+    assert.match(out, /^line 0\n/);
+    assert.match(out, /line 1999$/);
+    assert.match(out, /\[\.\.\. \d+ characters \(\d+ lines\) cut from the middle; read less \.\.\.\]/);
+  });
+
+  it('charges evidence to the budget until it runs out', () => {
+    const b = new EvidenceBudget(1000);
+    b.take('x'.repeat(2000), 100_000);
+    assert.ok(b.spent >= 500 && b.spent <= 1000);
+    b.take('y'.repeat(10_000), 100_000);
+    assert.match(b.take('z', 100), /evidence budget exhausted/);
+  });
+
+  it('parses a text-protocol edit with its SEARCH/REPLACE blocks, and rejects two actions in one reply', () => {
+    const tools = toolsFor('symptom-only');
+    const edit = actionFromText('Fix:\n```propose_edit\nsrc/total.mjs\n<<<<<<< SEARCH\n  return total + amount * 2;\n=======\n  return total + amount;\n>>>>>>> REPLACE\n```', tools, 't1');
+    assert.ok(edit && isAction(edit));
+    assert.deepEqual(edit.args, { path: 'src/total.mjs', edits: [{ search: '  return total + amount * 2;\n', replace: '  return total + amount;\n' }] });
+    const two = actionFromText('```list_files\n{}\n```\n```read_file\n{"path":"x"}\n```', tools, 't2');
+    assert.ok(two && !isAction(two) && /one action/.test(two.error));
+    assert.equal(actionFromText('```js\nconst a = 1;\n```', tools, 't3'), undefined, 'a code block is not an action');
+  });
+
+  it('prices tokens from the table by the longest model prefix, and leaves local models free', () => {
+    assert.equal(priceOf('gpt-4o-mini-2024-07-18', DEFAULT_PRICES), DEFAULT_PRICES['gpt-4o-mini']);
+    assert.equal(priceOf('llama3.1:8b', DEFAULT_PRICES), undefined);
+    assert.equal(costOf({ promptTokens: 1_000_000, completionTokens: 1_000_000, cachedPromptTokens: 500_000 }, { input: 2, output: 8, cachedInput: 0.5 }), 1 + 0.25 + 8);
+  });
+});
