@@ -54,7 +54,7 @@ describe('agent: search/replace edit blocks', () => {
     const twice = `${file}${file}`;
     const e = failure(() => applyEditBlocks(twice, [{ search: '    w.done({ ok: true });', replace: 'x' }], 'lock.js'));
     assert.equal(e.problem, 'ambiguous');
-    assert.match(e.message, /matches lock\.js in 2 places \(lines 5, 13\)/);
+    assert.match(e.message, /matches lock\.js in 2 places \(lines 5, 12\)/);
   });
 
   it('reports a block that matches nothing with the closest region and the first differing line', () => {
