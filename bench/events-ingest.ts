@@ -9,16 +9,20 @@
  * the median and every run's figures.
  */
 import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { causality } from '../src/core/events/causality';
+import { forEachLine } from '../src/core/events/lines';
 import { loadTimeline } from '../src/core/events/load';
 import { aggregate, queryEvents } from '../src/core/events/query';
 import type { EventRecord } from '../src/core/events/record';
 
 interface RunFigures {
   loadMs: number;
+  /** CPU time of the load (user + system), which a busy machine inflates less than wall time. */
+  loadCpuMs: number;
   causalityMs: number;
   aggregateMs: number;
   queryMs: number;
@@ -59,7 +63,7 @@ async function generate(file: string, count: number): Promise<void> {
   const emit = async (e: EventRecord): Promise<void> => {
     batch.push(JSON.stringify({ id: String(++id), ...e }));
     if (batch.length >= 5000) {
-      if (!out.write(batch.join('\n') + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+      if (!out.write(batch.join('\n') + '\n')) await once(out, 'drain');
       batch = [];
     }
   };
@@ -100,8 +104,10 @@ async function generate(file: string, count: number): Promise<void> {
 
 async function child(file: string): Promise<void> {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const store = await loadTimeline([file]);
   const t1 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
   const hb = causality(store);
   const t2 = performance.now();
   const [from, to] = [store.ts[0], store.ts[store.size - 1] + 1];
@@ -113,6 +119,7 @@ async function child(file: string): Promise<void> {
   const mem = process.memoryUsage();
   const figures: RunFigures = {
     loadMs: t1 - t0,
+    loadCpuMs: (cpu.user + cpu.system) / 1000,
     causalityMs: t2 - t1,
     aggregateMs: t3 - t2,
     queryMs: t4 - t3,
@@ -125,10 +132,22 @@ async function child(file: string): Promise<void> {
   process.send?.(figures);
 }
 
-function runChild(file: string): Promise<RunFigures> {
+/** The floor any JSONL reader pays: read the file and JSON.parse every line, keeping nothing. */
+async function baseline(file: string): Promise<void> {
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  let parsed = 0;
+  await forEachLine(file, (line) => {
+    if (JSON.parse(line) !== null) parsed++;
+  });
+  const cpu = process.cpuUsage(cpu0);
+  process.send?.({ ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, parsed });
+}
+
+function runChild<T>(mode: '--child' | '--baseline', file: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const proc = fork(__filename, ['--child', file], { execArgv: [...process.execArgv, '--expose-gc'] });
-    proc.once('message', (m) => resolve(m as RunFigures));
+    const proc = fork(__filename, [mode, file], { execArgv: [...process.execArgv, '--expose-gc'] });
+    proc.once('message', (m) => resolve(m as T));
     proc.once('error', reject);
     proc.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`benchmark child exited with ${code}`))));
   });
@@ -141,6 +160,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child') return child(process.argv[3]);
+  if (process.argv[2] === '--baseline') return baseline(process.argv[3]);
   const count = Number(process.argv[2] ?? 1_000_000);
   const runs = Number(process.argv[3] ?? 3);
   const file = path.join(os.tmpdir(), `ddbench-bench-events-${count}.jsonl`);
@@ -149,18 +169,24 @@ async function main(): Promise<void> {
     await generate(file, count);
     console.log(`generated ${file} in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
   }
-  console.log(`input: ${count} events, ${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB; ${runs} runs, each in a fresh process; Node ${process.version}, ${os.cpus().length} CPUs`);
+  console.log(
+      `input: ${count} events, ${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB; ${runs} runs, each in a fresh process; ` +
+      `Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+  );
+  const base = await runChild<{ ms: number; cpuMs: number }>('--baseline', file);
+  console.log(`baseline (read + JSON.parse of every line, nothing kept): ${base.ms.toFixed(0)} ms, CPU ${base.cpuMs.toFixed(0)} ms`);
   const all: RunFigures[] = [];
   for (let r = 0; r < runs; r++) {
-    const f = await runChild(file);
+    const f = await runChild<RunFigures>('--child', file);
     all.push(f);
     console.log(
-      `run ${r + 1}: load ${f.loadMs.toFixed(0)} ms, happens-before ${f.causalityMs.toFixed(0)} ms, aggregate ${f.aggregateMs.toFixed(1)} ms, query ${f.queryMs.toFixed(1)} ms; ` +
+      `run ${r + 1}: ingest+index ${f.loadMs.toFixed(0)} ms (CPU ${f.loadCpuMs.toFixed(0)} ms), happens-before ${f.causalityMs.toFixed(0)} ms, aggregate ${f.aggregateMs.toFixed(1)} ms, query ${f.queryMs.toFixed(1)} ms; ` +
         `peak RSS ${f.peakRssMb.toFixed(0)} MB, heap ${f.heapUsedMb.toFixed(0)} MB + typed arrays ${f.externalMb.toFixed(0)} MB; ${f.events} events, ${f.bad} problems`,
     );
   }
   const m = (key: keyof RunFigures): string => median(all.map((f) => f[key])).toFixed(0);
-  console.log(`median: ingest+index ${m('loadMs')} ms, happens-before ${m('causalityMs')} ms, peak RSS ${m('peakRssMb')} MB, heap ${m('heapUsedMb')} MB, typed arrays ${m('externalMb')} MB`);
+  console.log(`load average now ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`median: ingest+index ${m('loadMs')} ms (CPU ${m('loadCpuMs')} ms), happens-before ${m('causalityMs')} ms, peak RSS ${m('peakRssMb')} MB, heap ${m('heapUsedMb')} MB, typed arrays ${m('externalMb')} MB`);
 }
 
 main().catch((err: unknown) => {

@@ -4,6 +4,8 @@ import { Interner, permute, sortOrder } from './columns';
 import type { EventRecord } from './record';
 import { EventStore, FLAG_CLOCK, kindCode, levelCode, type BadRecord, type InputFormat, type SourceReport } from './store';
 
+/** Clock entries per event assumed when sizing up front (a handful of nodes). */
+const TYPICAL_CLOCK_ENTRIES = 4;
 /** Bad records kept with their reasons; beyond this they are only counted. */
 const MAX_BAD_KEPT = 1000;
 
@@ -113,7 +115,10 @@ export class EventStoreBuilder {
         if (seen) report.duplicates++;
         return seen;
       },
-      expect: (count) => this.reserve(this.size + count),
+      expect: (count) => {
+        this.reserve(this.size + count);
+        this.reserveClocks(this.vcSize + count * TYPICAL_CLOCK_ENTRIES);
+      },
       fromEpoch: (epochUs) => {
         this.epochOriginUs ??= epochUs;
         return epochUs - this.epochOriginUs;
@@ -191,10 +196,7 @@ export class EventStoreBuilder {
     const vc = r.vc;
     if (vc !== undefined) {
       for (const key in vc) {
-        if (this.vcSize === this.vcKey.length) {
-          this.vcKey = grown(this.vcKey, this.vcSize * 2);
-          this.vcVal = grown(this.vcVal, this.vcSize * 2);
-        }
+        if (this.vcSize === this.vcKey.length) this.reserveClocks(this.vcSize * 2);
         this.vcKey[this.vcSize] = this.nodes.code(key);
         this.vcVal[this.vcSize++] = vc[key];
         entries++;
@@ -202,6 +204,13 @@ export class EventStoreBuilder {
     }
     this.vcLen[i] = entries;
     this.flags[i] = extraFlags | (vc !== undefined ? FLAG_CLOCK : 0);
+  }
+
+  /** Makes room for `capacity` clock entries. */
+  private reserveClocks(capacity: number): void {
+    if (capacity <= this.vcKey.length) return;
+    this.vcKey = grown(this.vcKey, capacity);
+    this.vcVal = grown(this.vcVal, capacity);
   }
 
   /** Makes room for `capacity` events. */

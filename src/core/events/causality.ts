@@ -221,7 +221,7 @@ export class Causality {
   }
 
   /** Sets the clock and Lamport time of `e` from its lane predecessor and its dependencies. */
-  private take(e: number, deps: Dependencies, include: (d: number) => boolean = () => true): void {
+  private take(e: number, deps: Dependencies, include?: (d: number) => boolean): void {
     const { lanes, lanePos, node } = this.store;
     const w = this.width;
     const row = e * w;
@@ -234,7 +234,7 @@ export class Causality {
     }
     for (let k = deps.start[e]; k < deps.start[e + 1]; k++) {
       const d = deps.list[k];
-      if (!include(d)) continue;
+      if (include !== undefined && !include(d)) continue;
       for (let c = 0; c < w; c++) if (this.clocks[d * w + c] > this.clocks[row + c]) this.clocks[row + c] = this.clocks[d * w + c];
       if (this.lamport[d] > lamport) lamport = this.lamport[d];
     }
@@ -294,19 +294,20 @@ function crossLaneDependencies(store: EventStore, report: Report): Dependencies 
   /** Per lane, the last clock seen on it: only entries that grew since carry new edges. */
   const previous: (Uint32Array | undefined)[] = new Array(lanes.length);
   const ahead = new Map<number, { first: number; count: number; max: number }>();
+  /** Records that e depends on d; same-node dependencies are program order already (or, backwards, a cycle). */
+  const add = (e: number, d: number): void => {
+    if (d < 0) return;
+    if (node[d] !== node[e]) {
+      if (!list.includes(d, start[e])) list.push(d);
+    } else if (lanePos[d] > lanePos[e]) {
+      report('cycle', [e, d], () => `${store.describe(e)} comes before ${store.describe(d)} on the same node, yet depends on it; the edge is ignored`);
+    }
+  };
   for (let e = 0; e < store.size; e++) {
     start[e] = list.length;
     const self = node[e];
-    const add = (d: number): void => {
-      if (d < 0) return;
-      if (node[d] !== self) {
-        if (!list.includes(d, start[e])) list.push(d);
-      } else if (lanePos[d] > lanePos[e]) {
-        report('cycle', [e, d], () => `${store.describe(e)} comes before ${store.describe(d)} on the same node, yet depends on it; the edge is ignored`);
-      }
-    };
-    if (store.kind[e] === RECV) add(store.sendOf(e));
-    if (store.kind[e] === SPAN && store.parentSpan[e] >= 0) add(spanEvent[store.parentSpan[e]]);
+    if (store.kind[e] === RECV) add(e, store.sendOf(e));
+    if (store.kind[e] === SPAN && store.parentSpan[e] >= 0) add(e, spanEvent[store.parentSpan[e]]);
     if ((store.flags[e] & FLAG_CLOCK) !== 0) {
       const known = (previous[self] ??= new Uint32Array(store.nodes.length));
       for (let k = store.vcOff[e], end = k + store.vcLen[e]; k < end; k++) {
@@ -321,7 +322,7 @@ function crossLaneDependencies(store: EventStore, report: Report): Dependencies 
           a.count++;
           ahead.set(n, a);
         }
-        if (q > 0 && own.last[q - 1] >= 0) add(lanes[n][own.last[q - 1]]);
+        if (q > 0 && own.last[q - 1] >= 0) add(e, lanes[n][own.last[q - 1]]);
       }
     }
   }

@@ -6,18 +6,26 @@
 
 type TypedArray = Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
 
+/** Up to this many values, a lookup scans them instead of hashing the string. */
+const SCAN_LIMIT = 16;
+
 /** Maps strings to dense codes 0, 1, 2, ... and back. */
 export class Interner {
   private readonly codes = new Map<string, number>();
   readonly values: string[] = [];
 
   code(value: string): number {
-    let code = this.codes.get(value);
-    if (code === undefined) {
-      code = this.values.length;
-      this.codes.set(value, code);
-      this.values.push(value);
+    const values = this.values;
+    // Node names are few and, parsed from JSON, usually internalized, so comparing is a pointer check.
+    if (values.length <= SCAN_LIMIT) {
+      for (let i = 0; i < values.length; i++) if (values[i] === value) return i;
+    } else {
+      const code = this.codes.get(value);
+      if (code !== undefined) return code;
     }
+    const code = values.length;
+    this.codes.set(value, code);
+    values.push(value);
     return code;
   }
 
