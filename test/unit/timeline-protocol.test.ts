@@ -46,7 +46,7 @@ describe('timeline protocol', () => {
     s.receive({ type: 'window', reqId: 1, axis: 'time', width: 10, filter: { hiddenLanes: [] } });
     s.update();
     await tick();
-    assert.deepEqual(sent, [], 'a webview still loading would lose these');
+    assert.equal(sent.length, 0, 'a webview still loading would lose these');
     s.receive({ type: 'ready', protocol: PROTOCOL_VERSION });
     assert.equal(sent[0]?.type, 'meta');
     await tick();
