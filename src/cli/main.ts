@@ -12,6 +12,8 @@ import { commandTimeline, type TimelineOpts } from './commands/timeline';
 import { commandUp } from './commands/up';
 import { commandValidate } from './commands/validate';
 import { commandVerify } from './commands/verify';
+import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
+import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
 import { packageRoot } from '../core/paths';
 import { EXIT, parseCount, runCommand, type RunOpts } from './output';
 
@@ -132,6 +134,49 @@ program
   .option('--title <title>', 'title of the HTML page')
   .option('--json', 'machine-readable output')
   .action((inputs: string[], o: TimelineOpts) => runCommand(() => commandTimeline(inputs, o)));
+
+program
+  .command('report')
+  .description('compare attempts, by people and agents, from study records: pass rates with 95% Wilson intervals, time to fix, submissions, patch size and similarity to the reference fix, tokens and cost, per bug, tier and group; the context lift and the spread across models')
+  .option('--records <path...>', 'records folders or files, merged without duplicates (default: ./.ddbench/records)')
+  .option('--html <file>', 'write the report as one HTML page with charts (works offline)')
+  .option('--csv <file>', 'write the figures as CSV (one row per bug/tier/overall × group, plus the lift)')
+  .option('--json', 'machine-readable output')
+  .action((o: ReportOpts) => runCommand(() => commandReport(o)));
+
+const records = program.command('records').description('study records: merge many machines\' files into one, check every line');
+records
+  .command('merge')
+  .description('append to one file every record of the sources it lacks (each attempt revision and interaction once; older schema versions upgraded)')
+  .argument('<source...>', 'records files or folders (searched for *.jsonl)')
+  .requiredOption('--into <file>', 'the merged file (created if missing; running again adds only what is new)')
+  .option('--json', 'machine-readable output')
+  .action((sources: string[], o: { into: string; json?: boolean }) => runCommand(async () => commandRecordsMerge(sources, o)));
+records
+  .command('check')
+  .description('validate every line; list torn, corrupt and too-new lines with their numbers; exit 1 if any')
+  .argument('[path...]', 'records files or folders (default: ./.ddbench/records)')
+  .option('--json', 'machine-readable output')
+  .action((paths: string[], o: { json?: boolean }) => runCommand(async () => commandRecordsCheck(paths, o)));
+
+program
+  .command('bench')
+  .description('batch evaluation: every bug × model × condition × repeat through the agent harness, each run in its own workspace and recorded as it ends; rerun to resume (recorded runs are skipped); ends with the report')
+  .requiredOption('--models <m1,m2>', 'models, comma-separated, as the endpoint names them')
+  .option('--bugs <id...>', "bug ids, or all", ['all'])
+  .option('--conditions <c1,c2>', 'symptom-only and/or context-augmented, comma-separated', 'symptom-only,context-augmented')
+  .option('--repeats <k>', 'runs of each combination', parseCount('--repeats', 1), 1)
+  .option('--concurrency <c>', 'runs at once', parseCount('--concurrency', 1), 1)
+  .option('--shard <i/n>', "run only this machine's share: every n-th run from i (0-based; Kubernetes: $JOB_COMPLETION_INDEX/<completions>)")
+  .option('--out <dir>', 'records, run workspaces and the report go here', 'ddbench-bench')
+  .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); the key comes from $DDBENCH_API_KEY or $OPENAI_API_KEY')
+  .option('--trials <n>', "live trials per verification (default: each bug's)", parseCount('--trials', 1))
+  .option('--max-steps <n>', 'model turns per run', parseCount('--max-steps', 1))
+  .option('--max-attempts <n>', 'submissions verified per run', parseCount('--max-attempts', 1))
+  .option('--max-cost <usd>', 'cost limit per run in US dollars', parseUsd)
+  .option('--protocol <p>', 'auto, tools or text')
+  .option('--json', 'machine-readable output')
+  .action((o: BenchOpts) => runCommand(() => commandBench(o, version)));
 
 program
   .command('demo')

@@ -1,0 +1,117 @@
+import { InvalidArgumentError } from 'commander';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Protocol, type AgentSettingsInput } from '../../core/agent/config';
+import { findBug, loadCatalog } from '../../core/bugs/catalog';
+import { UserError } from '../../core/errors';
+import { completedKeys, parseShard, planBench, runBench, type Shard } from '../../core/study/bench';
+import { agentJobRunner } from '../../core/study/bench-agent';
+import { loadRecords } from '../../core/study/collect';
+import { Condition } from '../../core/study/schema';
+import { EXIT, printJson, progress } from '../output';
+import { benchProgressPrinter } from '../progress-bar';
+import { printReport } from '../study-text';
+import { reportFor, writeOutputs } from './study-report';
+
+export interface BenchOpts {
+  bugs: string[];
+  models: string;
+  conditions: string;
+  repeats: number;
+  concurrency: number;
+  shard?: string;
+  out: string;
+  baseUrl?: string;
+  trials?: number;
+  maxSteps?: number;
+  maxAttempts?: number;
+  maxCost?: number;
+  protocol?: string;
+  json?: boolean;
+}
+
+/** The API key comes from the environment only, so it never lands in a shell history, a record or a trajectory. */
+export const API_KEY_ENV = ['DDBENCH_API_KEY', 'OPENAI_API_KEY'] as const;
+
+/**
+ * `ddbench bench`: every bug × model × condition × repeat through the agent harness,
+ * each run recorded under OUT/records as it ends; rerunning the same command resumes.
+ */
+export async function commandBench(o: BenchOpts, toolVersion: string): Promise<number> {
+  const catalog = await loadCatalog();
+  const bugs = o.bugs.length === 1 && o.bugs[0] === 'all' ? catalog.bugs.map((b) => b.id) : o.bugs.map((id) => findBug(catalog, id).id);
+  if (!bugs.length) throw new UserError(`no bugs in ${catalog.root}`);
+  const models = list(o.models, '--models');
+  const conditions = list(o.conditions, '--conditions').map((c) => {
+    const parsed = Condition.safeParse(c);
+    if (!parsed.success) throw new UserError(`--conditions: "${c}" is not one of ${Condition.options.join(', ')}`);
+    return parsed.data;
+  });
+  const shard = o.shard ? parseShard(o.shard) : undefined;
+  const protocol = o.protocol === undefined ? undefined : Protocol.safeParse(o.protocol);
+  if (protocol && !protocol.success) throw new UserError(`--protocol: "${o.protocol}" is not one of ${Protocol.options.join(', ')}`);
+
+  const out = path.resolve(o.out);
+  const recordsDir = path.join(out, 'records');
+  fs.mkdirSync(recordsDir, { recursive: true });
+  const jobs = planBench({ bugs, models, conditions, repeats: o.repeats, shard });
+  const completed = completedKeys(loadRecords([recordsDir]));
+  const settings: Omit<AgentSettingsInput, 'model' | 'condition' | 'baseUrl'> = {
+    ...(protocol?.success && { protocol: protocol.data }),
+    ...(o.trials !== undefined && { trials: o.trials }),
+    limits: { ...(o.maxSteps !== undefined && { maxSteps: o.maxSteps }), ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }), ...(o.maxCost !== undefined && { maxCostUsd: o.maxCost }) },
+  };
+  const baseUrl = o.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
+  const apiKey = API_KEY_ENV.map((k) => process.env[k]).find((v) => v);
+  progress(`bench: ${jobs.length} run(s)${shard ? ` in shard ${shard.index}/${shard.count}` : ''} (${bugs.length} bug(s) × ${models.length} model(s) × ${conditions.length} condition(s) × ${o.repeats}${shard ? ', this shard’s share' : ''}); ${jobs.filter((j) => completed.has(j.key)).length} already recorded; records: ${recordsDir}`);
+
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) process.exit(130);
+    progress('\nbench: stopping the running runs (again to quit at once); nothing finished is lost — rerun the same command to resume');
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const summary = await runBench({
+      jobs,
+      completed,
+      recordsFile: path.join(recordsDir, recordsFileName(shard)),
+      concurrency: o.concurrency,
+      runJob: agentJobRunner({ catalog, outDir: out, baseUrl, ...(apiKey && { apiKey }), settings, toolVersion }),
+      onProgress: benchProgressPrinter(),
+      signal: stop.signal,
+    });
+    if (summary.interrupted) {
+      progress(`bench: interrupted after ${summary.ran} run(s) this time; rerun the same command to resume`);
+      return EXIT.failed;
+    }
+    const report = await reportFor([recordsDir]);
+    writeOutputs(report, { html: path.join(out, 'report.html'), csv: path.join(out, 'report.csv') });
+    fs.writeFileSync(path.join(out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+    if (o.json) printJson({ ...summary, out, report });
+    else printReport(report);
+    return EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** One file per shard, so machines sharing a volume never append to the same file. */
+function recordsFileName(shard: Shard | undefined): string {
+  return shard ? `bench-shard-${shard.index}-of-${shard.count}.jsonl` : 'bench.jsonl';
+}
+
+export function parseUsd(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--max-cost must be an amount in US dollars, e.g. 0.5.');
+  return n;
+}
+
+function list(text: string, flag: string): string[] {
+  const items = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (!items.length) throw new UserError(`${flag}: give at least one, comma-separated`);
+  return items;
+}

@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadCatalog } from '../../core/bugs/catalog';
+import { UserError } from '../../core/errors';
+import { loadRecords, mergeRecords, type RecordSet } from '../../core/study/collect';
+import { bugInfos } from '../../core/study/reference';
+import { buildReport, type BugInfo, type Report } from '../../core/study/report';
+import { reportCsv } from '../../core/study/report-csv';
+import { reportPage } from '../../core/study/report-html';
+import type { RecordProblem } from '../../core/study/store';
+import { workspaceRecordsDir } from '../../core/study/store';
+import { EXIT, printJson, progress, say } from '../output';
+import { printReport } from '../study-text';
+
+export interface ReportOpts {
+  records?: string[];
+  html?: string;
+  csv?: string;
+  json?: boolean;
+}
+
+/** `ddbench report`: the comparison of every attempt under the given records folders. */
+export async function commandReport(o: ReportOpts): Promise<number> {
+  const report = await reportFor(o.records?.length ? o.records : [defaultRecords()]);
+  writeOutputs(report, o);
+  if (o.json) printJson(report);
+  else printReport(report);
+  return EXIT.ok;
+}
+
+/** Loads, warns about bad lines on stderr, and builds the report with the bug set's reference fixes. */
+export async function reportFor(paths: readonly string[]): Promise<Report> {
+  const set = loadRecords(paths);
+  warnProblems(set);
+  return buildReport(set, await referenceInfo());
+}
+
+export function writeOutputs(report: Report, o: { html?: string; csv?: string }): void {
+  if (o.html) writeFile(o.html, reportPage(report));
+  if (o.csv) writeFile(o.csv, reportCsv(report));
+}
+
+/** `ddbench records merge`: one file from many machines' records, no duplicates. */
+export function commandRecordsMerge(sources: string[], o: { into: string; json?: boolean }): number {
+  const r = mergeRecords(path.resolve(o.into), sources);
+  for (const p of r.problems) progress(problemLine(p));
+  if (o.json) printJson(r);
+  else say(`${r.added} record line(s) added to ${path.resolve(o.into)} from ${r.sources.length} file(s); ${r.duplicates} already there${r.problems.length ? `; ${r.problems.length} bad line(s) skipped (listed above)` : ''}${r.conflicts.length ? `; ${r.conflicts.length} conflict(s)` : ''}`);
+  return EXIT.ok;
+}
+
+/** `ddbench records check`: every line validated; exit 1 if any is bad. */
+export function commandRecordsCheck(paths: string[], o: { json?: boolean }): number {
+  const set = loadRecords(paths.length ? paths : [defaultRecords()]);
+  if (o.json) printJson({ files: set.files, attempts: set.attempts.length, interactions: set.interactions.length, upgraded: set.upgraded, problems: set.problems, conflicts: set.conflicts });
+  else {
+    for (const p of set.problems) say(problemLine(p));
+    for (const c of set.conflicts) say(`conflict: attempt ${c.id} revision ${c.revision} differs between ${c.files.join(' and ')} (the first is used)`);
+    say(`${set.files.length} file(s): ${set.attempts.length} attempt(s), ${set.interactions.length} interaction(s)${set.upgraded ? `, ${set.upgraded} line(s) from an older schema` : ''}; ${set.problems.length} bad line(s)`);
+  }
+  return set.problems.length || set.conflicts.length ? EXIT.failed : EXIT.ok;
+}
+
+/** The current folder's workspace records, the usual place to run a report from. */
+function defaultRecords(): string {
+  const dir = workspaceRecordsDir(process.cwd());
+  if (!fs.existsSync(dir)) throw new UserError(`no records here (${dir}); pass --records DIR (a workspace's .ddbench/records, a bench --out folder's records, or merged files)`);
+  return dir;
+}
+
+/** Reference fixes from the bug set; without one the report still works, with no similarity figures. */
+async function referenceInfo(): Promise<Map<string, BugInfo>> {
+  try {
+    return bugInfos(await loadCatalog());
+  } catch (err) {
+    progress(`ddbench: warning: no bug set (${err instanceof Error ? err.message : String(err)}); similarity to the reference fixes is left out`);
+    return new Map();
+  }
+}
+
+function warnProblems(set: RecordSet): void {
+  for (const p of set.problems.slice(0, 20)) progress(`ddbench: skipped ${problemLine(p)}`);
+  if (set.problems.length > 20) progress(`ddbench: … and ${set.problems.length - 20} more bad lines (ddbench records check lists them)`);
+  if (set.conflicts.length) progress(`ddbench: ${set.conflicts.length} record(s) appear twice with different content; the first read is used (ddbench records check lists them)`);
+}
+
+function problemLine(p: RecordProblem): string {
+  return `${p.file}:${p.line}: ${p.kind}: ${p.message}`;
+}
+
+function writeFile(file: string, text: string): void {
+  const abs = path.resolve(file);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.writeFileSync(abs, text);
+  progress(`wrote ${abs}`);
+}

@@ -1,0 +1,61 @@
+import type { Report, Summary } from '../core/study/report';
+import { say } from './output';
+
+/** The report for a terminal: the overall table, the lift, the spread, pass rates per bug. */
+export function printReport(r: Report): void {
+  const apart = [r.inProgress ? `${r.inProgress} in progress` : '', r.errors ? `${r.errors} run error(s)` : ''].filter(Boolean);
+  say(`${r.counted} finished attempt(s) from ${r.files.length} file(s)${apart.length ? `; not counted: ${apart.join(', ')}` : ''}`);
+  if (r.counted === 0) return;
+  const overall = r.groups.map((g) => [g.id, r.cells.find((c) => c.scope === 'all' && c.group === g.id)!.summary] as const);
+  say();
+  table(
+    ['group', 'pass rate', '95% CI', 'time to fix', 'subm.', 'lines', 'sim.', 'tokens', 'cost'],
+    overall.map(([g, s]) => [g, rate(s), `${pct(s.ci[0])}–${pct(s.ci[1])}`, duration(s.timeToFixMs.median), fixed(s.submissions, 1), fixed(s.patchLines, 0), fixed(s.similarity, 2), s.tokens === null ? '' : String(Math.round(s.tokens)), s.costUsd === null ? '' : `$${s.costUsd.toFixed(3)}`]),
+  );
+  if (r.lift.perModel.length) {
+    say('\ncontext lift (context-augmented − symptom-only, 95% Newcombe CI):');
+    for (const l of [...r.lift.perModel, ...(r.lift.overall ? [r.lift.overall] : [])]) {
+      say(`  ${l.model}: ${pp(l.lift)} [${pp(l.ci[0])}, ${pp(l.ci[1])}]  (${rate(l.symptomOnly)} → ${rate(l.contextAugmented)})`);
+    }
+  }
+  for (const s of r.spread) say(`spread across ${s.models} models (${s.condition}): ${s.spreadPp.toFixed(1)} pp (${s.min.model} ${pct(s.min.rate)} … ${s.max.model} ${pct(s.max.rate)})`);
+  say('\npass rate per bug:');
+  table(
+    ['bug', 'tier', ...r.groups.map((g) => g.id)],
+    r.bugs.map((b) => [b.id, String(b.tier ?? ''), ...r.groups.map((g) => {
+      const s = r.cells.find((c) => c.scope === 'bug' && c.bugId === b.id && c.group === g.id)?.summary;
+      return s ? rate(s) : '–';
+    })]),
+  );
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
+  say(line(head));
+  for (const r of rows) say(line(r));
+}
+
+function rate(s: Pick<Summary, 'rate' | 'passed' | 'n'>): string {
+  return `${pct(s.rate)} (${s.passed}/${s.n})`;
+}
+
+function pct(v: number): string {
+  return `${Math.round(v * 100)}%`;
+}
+
+function pp(v: number): string {
+  return `${v >= 0 ? '+' : '−'}${Math.abs(v * 100).toFixed(1)} pp`;
+}
+
+function fixed(v: number | null, digits: number): string {
+  return v === null ? '' : v.toFixed(digits);
+}
+
+export function duration(ms: number | null): string {
+  if (ms === null) return '';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
