@@ -116,6 +116,27 @@ describe('events: happens-before', () => {
     assert.equal(hb.lamport.every((l) => l > 0), true, 'every event still got a time');
   });
 
+  it('follows a token around a ring of many nodes (no clocks), with every later hop after every earlier one', async () => {
+    const nodes = Array.from({ length: 150 }, (_, k) => `n${k}`);
+    const records: EventRecord[] = [];
+    let ts = 0;
+    for (let hop = 0; hop < 3 * nodes.length; hop++) {
+      const from = nodes[hop % nodes.length];
+      const to = nodes[(hop + 1) % nodes.length];
+      // Each receive is written before its send (as a collector may); time order puts them right.
+      records.push({ id: `r${hop}`, ts: ts + 1, node: to, kind: 'recv', msg: 'token', msgId: `t${hop}`, peer: from });
+      records.push({ id: `s${hop}`, ts: ts, node: from, kind: 'send', msg: 'token', msgId: `t${hop}`, peer: to });
+      ts += 2;
+    }
+    const store = await load(records);
+    const hb = causality(store);
+    assert.equal(hb.issueCount, 0);
+    const last = at(store, `r${3 * nodes.length - 1}`);
+    assert.equal(hb.past(last).size, records.length - 1);
+    assert.ok(hb.happenedBefore(at(store, 's0'), last));
+    assert.equal(hb.lamport[last], records.length);
+  });
+
   it('takes span parent → child across nodes as happens-before', async () => {
     const store = await load([
       { id: 'a', ts: 1, node: 'api', kind: 'span', msg: 'GET /x', span: { traceId: 't1', spanId: 's1', name: 'GET /x', end: 50 } },

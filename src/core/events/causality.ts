@@ -178,46 +178,76 @@ export class Causality {
   }
 
   /**
-   * The topological pass: lanes advance round-robin as far as their next event's
-   * dependencies are done. When no lane can advance the log has a cycle; the
-   * earliest blocked event is reported and taken with the dependencies it has.
+   * The topological pass: a lane advances as far as its next event's dependencies
+   * are done, then waits on the lane that blocks it and is woken when that lane
+   * advances, so each event is looked at a few times however many lanes there are.
+   * When every unfinished lane waits, the log has a cycle: the earliest blocked
+   * event is reported and taken with the dependencies it has.
    */
   private propagate(deps: Dependencies): void {
     const { lanes, lanePos, node } = this.store;
     const next = new Uint32Array(lanes.length);
     const isDone = (d: number): boolean => next[node[d]] > lanePos[d];
-    let remaining = this.store.size;
-    while (remaining > 0) {
-      let progressed = false;
-      for (let n = 0; n < lanes.length; n++) {
-        const lane = lanes[n];
-        while (next[n] < lane.length) {
-          const e = lane[next[n]];
-          let ready = true;
-          for (let k = deps.start[e]; k < deps.start[e + 1] && ready; k++) ready = isDone(deps.list[k]);
-          if (!ready) break;
-          this.take(e, deps);
-          next[n]++;
-          remaining--;
-          progressed = true;
+    const waiters: number[][] = lanes.map(() => []);
+    const queued = new Uint8Array(lanes.length).fill(1);
+    const queue = lanes.map((_, n) => n);
+    const wake = (n: number): void => {
+      for (const w of waiters[n]) {
+        if (queued[w] === 0) {
+          queued[w] = 1;
+          queue.push(w);
         }
       }
-      if (!progressed) {
-        let stuck = -1;
-        for (let n = 0; n < lanes.length; n++) if (next[n] < lanes[n].length && (stuck < 0 || lanes[n][next[n]] < stuck)) stuck = lanes[n][next[n]];
-        const waits: number[] = [];
-        for (let k = deps.start[stuck]; k < deps.start[stuck + 1]; k++) if (!isDone(deps.list[k])) waits.push(deps.list[k]);
-        this.report(
-          'cycle',
-          [stuck, ...waits],
-          () =>
-            `happens-before cycle: ${this.store.describe(stuck)} comes after ${waits.map((w) => this.store.describe(w)).join(' and ')}, which in turn (through its node's earlier events) comes after it. Message ids reused for different messages, or clocks copied between nodes, cause this; the edge is ignored.`,
-        );
-        this.take(stuck, deps, isDone);
+      waiters[n] = [];
+    };
+    let remaining = this.store.size;
+    while (remaining > 0) {
+      const n = queue.pop();
+      if (n === undefined) {
+        const stuck = this.breakCycle(deps, next, isDone);
         next[node[stuck]]++;
         remaining--;
+        wake(node[stuck]);
+        if (queued[node[stuck]] === 0) {
+          queued[node[stuck]] = 1;
+          queue.push(node[stuck]);
+        }
+        continue;
       }
+      queued[n] = 0;
+      const lane = lanes[n];
+      const before = next[n];
+      while (next[n] < lane.length) {
+        const e = lane[next[n]];
+        let blocker = -1;
+        for (let k = deps.start[e]; k < deps.start[e + 1] && blocker < 0; k++) if (!isDone(deps.list[k])) blocker = deps.list[k];
+        if (blocker >= 0) {
+          waiters[node[blocker]].push(n);
+          break;
+        }
+        this.take(e, deps);
+        next[n]++;
+        remaining--;
+      }
+      if (next[n] > before) wake(n);
     }
+  }
+
+  /** Reports the earliest event that waits in a cycle, takes it with what it has, and returns it. */
+  private breakCycle(deps: Dependencies, next: Uint32Array, isDone: (d: number) => boolean): number {
+    const { lanes } = this.store;
+    let stuck = -1;
+    for (let n = 0; n < lanes.length; n++) if (next[n] < lanes[n].length && (stuck < 0 || lanes[n][next[n]] < stuck)) stuck = lanes[n][next[n]];
+    const waits: number[] = [];
+    for (let k = deps.start[stuck]; k < deps.start[stuck + 1]; k++) if (!isDone(deps.list[k])) waits.push(deps.list[k]);
+    this.report(
+      'cycle',
+      [stuck, ...waits],
+      () =>
+        `happens-before cycle: ${this.store.describe(stuck)} comes after ${waits.map((w) => this.store.describe(w)).join(' and ')}, which in turn (through its node's earlier events) comes after it. Message ids reused for different messages, or clocks copied between nodes, cause this; the edge is ignored.`,
+    );
+    this.take(stuck, deps, isDone);
+    return stuck;
   }
 
   /** Sets the clock and Lamport time of `e` from its lane predecessor and its dependencies. */
