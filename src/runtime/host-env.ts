@@ -20,6 +20,14 @@ const jsonObject = z.string().transform((text, ctx) => {
   return parsed.data;
 });
 
+const hostPort = z
+  .string()
+  .regex(/^[^:]+:\d+$/, 'must be host:port')
+  .transform((s) => {
+    const colon = s.lastIndexOf(':');
+    return { host: s.slice(0, colon), port: Number(s.slice(colon + 1)) };
+  });
+
 const count = z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number);
 
 /** The environment the cluster gives a live host; see process-cluster.ts for the writer. */
@@ -30,13 +38,9 @@ export const HostEnv = z
       .string()
       .transform((s) => s.split(',').map((n) => n.trim()).filter((n) => n.length > 0))
       .pipe(z.array(z.string()).min(1, 'must list at least one node')),
-    DDBENCH_ROUTER: z
-      .string()
-      .regex(/^[^:]+:\d+$/, 'must be host:port')
-      .transform((s) => {
-        const colon = s.lastIndexOf(':');
-        return { host: s.slice(0, colon), port: Number(s.slice(colon + 1)) };
-      }),
+    DDBENCH_ROUTER: hostPort,
+    /** Where the state endpoint listens: loopback on a free port, unless a container publishes it. */
+    DDBENCH_STATE_LISTEN: hostPort.default({ host: '127.0.0.1', port: 0 }),
     DDBENCH_ENTRY: absolutePath('DDBENCH_ENTRY'),
     DDBENCH_CONFIG: jsonObject.default({}),
     DDBENCH_DATA_DIR: absolutePath('DDBENCH_DATA_DIR'),

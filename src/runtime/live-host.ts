@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
 
-  const { port: statePort } = await startStateServer(() => (runtime === undefined ? null : runtime.state()));
+  const { port: statePort } = await startStateServer(() => (runtime === undefined ? null : runtime.state()), env.DDBENCH_STATE_LISTEN);
   const system = await loadSystem(env.DDBENCH_ENTRY);
   const socket = await connect(env.DDBENCH_ROUTER);
   socket.setNoDelay(true);
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     if (frame.t === 'msg') runtime.deliver(frame);
     else runtime.setSkew(frame.offsetMs);
   });
-  socket.write(encodeFrame({ t: 'hello', node: nodeId, role: 'node', statePort, pid: process.pid }));
+  socket.write(encodeFrame({ t: 'hello', node: nodeId, role: 'node', statePort, pid: process.pid, incarnation: env.DDBENCH_INCARNATION }));
 }
 
 main().catch((err: unknown) => fail(err instanceof Error ? (err.stack ?? err.message) : String(err), EXIT_CRASH));

@@ -20,6 +20,8 @@ export const HelloFrame = z.object({
   /** Port of the node's debug-state endpoint (nodes only). */
   statePort: z.number().int().positive().optional(),
   pid: z.number().int().positive().optional(),
+  /** Which incarnation of the node this is (a pid means little inside a container). */
+  incarnation: z.number().int().nonnegative().optional(),
 });
 export type HelloFrame = z.infer<typeof HelloFrame>;
 

@@ -1,13 +1,25 @@
+import { DockerCluster, type DockerBackendOptions } from './docker-cluster';
 import { ProcessCluster, type ProcessClusterOptions } from './process-cluster';
-import type { Cluster } from './types';
+import type { BackendName, Cluster } from './types';
 
-export type { Cluster, ClusterClient, ClusterOptions, LinkFault, NodeInfo, NodeStatus } from './types';
+export type { BackendName, Cluster, ClusterClient, ClusterOptions, LinkFault, NetemRule, NetworkFaults, NodeInfo, NodeStatus } from './types';
+export { BACKENDS } from './types';
 export { ProcessCluster, type ProcessClusterOptions } from './process-cluster';
+export { DockerCluster, type DockerBackendOptions, type DockerClusterOptions } from './docker-cluster';
 export { Router, type RouterOptions, type EndpointInfo } from './router';
 export { reapLeftovers, registryDir, type ReapReport } from './process-registry';
+export { reapDockerLeftovers, type DockerReapReport } from './docker/run-labels';
+export { connectEngine } from './docker/engine';
 export { locateLiveHost } from './live-host-path';
 
-/** Creates a cluster on the default backend (processes). Call start() on it, and always stop(). */
-export function createCluster(opts: ProcessClusterOptions): Cluster {
-  return new ProcessCluster(opts);
+/** Where a cluster's nodes run, and the backend's own settings. */
+export interface BackendOptions {
+  /** Default: process. */
+  backend?: BackendName;
+  docker?: DockerBackendOptions;
+}
+
+/** Creates a cluster on the chosen backend (processes by default). Call start() on it, and always stop(). */
+export function createCluster(opts: ProcessClusterOptions, backend: BackendOptions = {}): Cluster {
+  return backend.backend === 'docker' ? new DockerCluster({ ...opts, docker: backend.docker }) : new ProcessCluster(opts);
 }

@@ -53,8 +53,37 @@ export interface ClusterOptions {
   env?: Record<string, string>;
 }
 
+/** tc netem settings for a node's network interface. */
+export interface NetemRule {
+  delayMs?: number;
+  /** Variation around delayMs. */
+  jitterMs?: number;
+  /** Percentages of packets, 0-100. */
+  lossPct?: number;
+  duplicatePct?: number;
+  /** Sent at once instead of delayed (needs delayMs). */
+  reorderPct?: number;
+}
+
+/**
+ * Faults below the router, on the nodes' real network: only backends that give each node
+ * its own network stack (docker) have them. They hit every connection of the node,
+ * its link to the router included.
+ */
+export interface NetworkFaults {
+  /** Takes the node off the run's network (`docker network disconnect`); its TCP connections stall. */
+  disconnect(node: string): Promise<void>;
+  /** Puts it back with its old address, so stalled connections resume. */
+  reconnect(node: string): Promise<void>;
+  /** Applies tc netem inside the node's network namespace; a UserError where the kernel or image lacks it. */
+  shapeTraffic(node: string, rule: NetemRule): Promise<void>;
+  clearTraffic(node: string): Promise<void>;
+}
+
 export interface Cluster {
   readonly runDir: string;
+  /** Network-level faults, where the backend has a real network (docker). */
+  readonly networkFaults?: NetworkFaults;
   nodes(): NodeInfo[];
   /** Starts all nodes and resolves when each has connected to the router. */
   start(): Promise<void>;
