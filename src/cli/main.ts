@@ -15,6 +15,7 @@ import { commandVerify } from './commands/verify';
 import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
 import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
 import { packageRoot } from '../core/paths';
+import { isSimWorker, runSimWorker } from '../core/sim/worker';
 import { EXIT, parseCount, runCommand, type RunOpts } from './output';
 
 const version = (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -55,7 +56,7 @@ program
   .argument('<dir>', 'workspace folder')
   .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial; trial i uses seed+i', parseCount('--seed', 0))
-  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--seeds <n>', 'simulated seeds after the live trials (default: 100)', parseCount('--seeds', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
@@ -69,7 +70,7 @@ program
   .option('--reference', "use the bug's own fix (for validating the set)")
   .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
-  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--seeds <n>', "simulated seeds the fix must pass (default: from the buggy code's failure rate over 100 seeds, N >= ln 0.05 / ln(1-p), at least 100)", parseCount('--seeds', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
@@ -88,7 +89,7 @@ program
   .argument('[bug...]', 'bug ids (default: all)')
   .option('--trials <n>', "trials per code version (default: each bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
-  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--keep-runs <dir>', 'keep every trial\'s events under this folder')
   .option('--seeds <n>', "simulated seeds the fix must pass (default: at least 1000, more if the buggy code's failure rate calls for it)", parseCount('--seeds', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
@@ -105,6 +106,7 @@ program
   .option('--scenario <name>', "another of the system's scenarios (a regression check, say)")
   .option('--check-determinism', 'run every seed twice and compare the events byte for byte')
   .option('--shrink', 'shrink the first failing seed to the scheduler decisions that matter')
+  .option('--concurrency <n>', 'seeds at once, in worker threads (default: number of cores)', parseCount('--concurrency', 1))
   .option('--json', 'machine-readable output')
   .action((dir: string, o: SimOpts) => runCommand(() => commandSim(dir, o)));
 
@@ -184,4 +186,6 @@ program
   .option('--trials <n>', 'trials per step', parseCount('--trials', 1))
   .action((o: { trials?: number }) => runCommand(() => commandDemo(o)));
 
-program.parseAsync(process.argv);
+// The bundle doubles as the simulation's worker script (see core/sim/pool.ts).
+if (isSimWorker()) void runSimWorker();
+else program.parseAsync(process.argv);

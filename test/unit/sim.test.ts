@@ -8,7 +8,7 @@ import type { Event } from '../../src/core/events/event';
 import { clusterContext, ProgressTimeout } from '../../src/core/repro/context';
 import { eventsDigest, writeEventsFile } from '../../src/core/sim/events-file';
 import type { SimOptionsInput } from '../../src/core/sim/options';
-import { searchSeeds } from '../../src/core/sim/seeds';
+import { searchSeeds, simulateSeeds, type SeedSearchResult } from '../../src/core/sim/seeds';
 import { shrinkFailure } from '../../src/core/sim/shrink';
 import { SimCluster } from '../../src/core/sim/sim-cluster';
 import { runSimTrial } from '../../src/core/sim/sim-trial';
@@ -294,6 +294,20 @@ describe('simulation: seeds, verdicts and shrinking', function () {
     assert.equal(first.seedsRun, all.failedSeeds[0]);
     assert.deepEqual(first.failedSeeds, [all.failedSeeds[0]]);
     assert.ok(first.seedsPerSecond > 0);
+  });
+
+  it('runs seeds in worker threads with the result of one thread', async () => {
+    // Timings aside, which no two runs share.
+    const comparable = ({ seedsPerSecond: _s, elapsedMs: _e, firstFailure, ...rest }: SeedSearchResult) => ({ ...rest, firstFailure: firstFailure && { ...firstFailure, durationMs: 0 } });
+    for (const stopAtFirstFailure of [false, true]) {
+      const opts = { seeds: 24, from: 3, sim: latencyOnly, checkDeterminism: true, stopAtFirstFailure };
+      const one = await simulateSeeds(race, raceDir, 'first-write-wins', { ...opts, concurrency: 1 });
+      const seen: number[] = [];
+      const two = await simulateSeeds(race, raceDir, 'first-write-wins', { ...opts, concurrency: 2, onSeed: (r) => seen.push(r.seed) });
+      assert.deepEqual(comparable(two), comparable(one));
+      assert.ok(seen.length >= two.seedsRun);
+      assert.ok(one.failedSeeds.length > 0);
+    }
   });
 
   it('shrinks a failing schedule to the one decision that makes it fail', async () => {

@@ -10,6 +10,7 @@ export interface SimOpts {
   scenario?: string;
   checkDeterminism?: boolean;
   shrink?: boolean;
+  concurrency?: number;
   json?: boolean;
 }
 
@@ -26,6 +27,7 @@ export async function commandSim(dir: string, o: SimOpts): Promise<number> {
       stopAtFirstFailure: o.stopAtFirst,
       scenario: o.scenario,
       checkDeterminism: o.checkDeterminism,
+      concurrency: o.concurrency,
       signal: controller.signal,
       onSeed: o.json ? undefined : simProgress('sim'),
     });

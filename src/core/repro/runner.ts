@@ -81,6 +81,7 @@ export async function runReproducer(dir: string, opts: Partial<TrialsOptions> & 
   const sim = await simulate(ws.system, ws.info.dir, scenario, {
     seeds: opts.simSeeds ?? MIN_SIM_SEEDS,
     from: opts.seed,
+    concurrency: opts.concurrency,
     signal: opts.signal,
     onSeed: (t, done, total) => opts.onSimSeed?.('code', t, done, total),
   });

@@ -66,7 +66,7 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
 }
 
 function simOptions(opts: CheckOptions): Parameters<typeof verifyInSimulation>[4] {
-  return { seeds: opts.simSeeds, from: opts.seed, signal: opts.signal, onSeed: opts.onSimSeed };
+  return { seeds: opts.simSeeds, from: opts.seed, concurrency: opts.concurrency, signal: opts.signal, onSeed: opts.onSimSeed };
 }
 
 async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, runDir: string, opts: CheckOptions) {

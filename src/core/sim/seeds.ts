@@ -1,82 +1,52 @@
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { SystemEntry } from '../bugs/catalog';
-import { DEFAULT_SEED, type Verdict } from '../repro/trial';
+import { scenarioFile, type SystemEntry } from '../bugs/catalog';
+import { DEFAULT_SEED } from '../repro/trial';
 import { eventsDigest } from './events-file';
-import type { SimOptionsInput } from './options';
+import { searchSeedsInWorkers, workerScript } from './pool';
+import { tally, type SeedSearchOptions, type SeedSearchResult } from './search';
 import { runSimTrial, type SimTrialResult } from './sim-trial';
-import { prepareTarget, type SimTarget } from './target';
+import { prepareTarget, snapshotSource, type SimTarget } from './target';
 
-export interface SeedSearchOptions {
-  /** How many seeds to run. */
-  seeds: number;
-  /** The first seed; seed i of the search is from + i. */
-  from?: number;
-  stopAtFirstFailure?: boolean;
-  sim?: SimOptionsInput;
-  /** Runs every seed twice and compares the two event streams byte for byte. */
-  checkDeterminism?: boolean;
-  onSeed?: (r: SimTrialResult, done: number, total: number) => void;
-  signal?: AbortSignal;
+/** A worker costs a module load; below this many seeds each, one thread is faster. */
+const SEEDS_PER_WORKER = 10;
+
+function defaultConcurrency(seeds: number): number {
+  return Math.max(1, Math.min(os.availableParallelism(), Math.floor(seeds / SEEDS_PER_WORKER)));
 }
 
-export interface SeedSearchResult {
-  scenario: string;
-  from: number;
-  seedsRun: number;
-  /** Seeds whose verdict was not pass, in order. */
-  failedSeeds: number[];
-  firstFailingSeed?: number;
-  firstFailure?: SimTrialResult;
-  verdicts: Record<Verdict, number>;
-  /** Failed seeds over seeds run. */
-  failureRate: number;
-  seedsPerSecond: number;
-  elapsedMs: number;
-  /** Seeds whose two runs differed (with checkDeterminism): the system or scenario depends on something outside the seed. */
-  nondeterministicSeeds: number[];
-}
-
-/** Runs many seeds of a scenario in simulation against the code in `sourceDir`. */
+/**
+ * Runs many seeds of a scenario in simulation against the code in `sourceDir`: in
+ * worker threads when there are seeds enough and a worker script (the CLI bundle, or
+ * the sources under tsx), else in this thread. Either way the result is the same.
+ */
 export async function simulateSeeds(system: SystemEntry, sourceDir: string, scenario: string, opts: SeedSearchOptions): Promise<SeedSearchResult> {
-  return searchSeeds(await prepareTarget(system, sourceDir, scenario), opts);
+  const concurrency = opts.concurrency ?? defaultConcurrency(opts.seeds);
+  const script = concurrency > 1 ? workerScript() : undefined;
+  if (script === undefined) return searchSeeds(await prepareTarget(system, sourceDir, scenario), opts);
+  // Snapshot once here, so the workers find it made instead of each copying the tree.
+  snapshotSource(sourceDir);
+  return searchSeedsInWorkers({ system, sourceDir, scenarioPath: scenarioFile(system, scenario) }, opts, concurrency, script);
 }
 
+/** Runs the seeds in this thread, one after another. */
 export async function searchSeeds(target: SimTarget, opts: SeedSearchOptions): Promise<SeedSearchResult> {
   const from = opts.from ?? DEFAULT_SEED;
   const started = performance.now();
-  const verdicts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0, timeout: 0 };
-  const failedSeeds: number[] = [];
-  const nondeterministicSeeds: number[] = [];
-  let firstFailure: SimTrialResult | undefined;
-  let seedsRun = 0;
+  const results: SimTrialResult[] = [];
+  const nondeterministic: number[] = [];
   for (let i = 0; i < opts.seeds && !opts.signal?.aborted; i++) {
     const seed = from + i;
     const run = await runSimTrial(target, { seed, sim: opts.sim });
     if (opts.checkDeterminism) {
       const again = await runSimTrial(target, { seed, sim: opts.sim });
-      if (eventsDigest(again.cluster.events()) !== eventsDigest(run.cluster.events())) nondeterministicSeeds.push(seed);
+      if (eventsDigest(again.cluster.events()) !== eventsDigest(run.cluster.events())) nondeterministic.push(seed);
     }
-    const r = run.result;
-    seedsRun++;
-    verdicts[r.verdict]++;
-    if (r.verdict !== 'pass') {
-      failedSeeds.push(seed);
-      firstFailure ??= r;
-    }
-    opts.onSeed?.(r, seedsRun, opts.seeds);
-    if (opts.stopAtFirstFailure && r.verdict !== 'pass') break;
+    results.push(run.result);
+    opts.onSeed?.(run.result, results.length, opts.seeds);
+    if (opts.stopAtFirstFailure && run.result.verdict !== 'pass') break;
   }
-  const elapsedMs = performance.now() - started;
-  return {
-    scenario: target.scenario.name,
-    from,
-    seedsRun,
-    failedSeeds,
-    ...(firstFailure && { firstFailingSeed: firstFailure.seed, firstFailure }),
-    verdicts,
-    failureRate: seedsRun === 0 ? 0 : failedSeeds.length / seedsRun,
-    seedsPerSecond: elapsedMs > 0 ? (seedsRun * 1000) / elapsedMs : 0,
-    elapsedMs,
-    nondeterministicSeeds,
-  };
+  return tally(target.scenario.name, from, results, nondeterministic, performance.now() - started);
 }
+
+export type { SeedSearchOptions, SeedSearchResult } from './search';

@@ -47,8 +47,8 @@ export function snapshotSource(sourceDir: string): string {
   const dir = path.join(os.tmpdir(), 'ddbench-sim', hash.digest('hex').slice(0, 24));
   if (fs.existsSync(dir)) return dir;
   // Written under a temporary name and renamed, so a concurrent run never imports a half-copied tree.
-  const temp = `${dir}.${process.pid}.tmp`;
-  fs.rmSync(temp, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const temp = fs.mkdtempSync(`${dir}.tmp-`);
   files.forEach((file, i) => {
     fs.mkdirSync(path.dirname(path.join(temp, file)), { recursive: true });
     fs.writeFileSync(path.join(temp, file), contents[i]!);

@@ -1,8 +1,7 @@
 import type { SystemEntry } from '../bugs/catalog';
 import type { Verdict } from '../repro/trial';
 import type { SimTrialResult } from './sim-trial';
-import { searchSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';
-import { prepareTarget } from './target';
+import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';
 
 /**
  * How many seeds verification runs. A fix that survives N seeds of a bug that fails
@@ -64,7 +63,7 @@ export function summarize(r: SeedSearchResult): SimSummary {
 
 /** Runs a scenario's seeds in simulation on the code in `codeDir` and summarises them. */
 export async function simulate(system: SystemEntry, codeDir: string, scenario: string, opts: SeedSearchOptions): Promise<SimSummary> {
-  return summarize(await searchSeeds(await prepareTarget(system, codeDir, scenario), opts));
+  return summarize(await simulateSeeds(system, codeDir, scenario, opts));
 }
 
 /** The simulated half of verifying a fix. */
@@ -87,6 +86,8 @@ export interface SimVerifyOptions {
   /** The least seeds the fix must pass when the count comes from the failure rate. */
   floor?: number;
   onSeed?: (phase: 'buggy' | 'fixed', r: SimTrialResult, done: number, total: number) => void;
+  /** Worker threads at once (default: one per core). */
+  concurrency?: number;
   signal?: AbortSignal;
 }
 
@@ -96,6 +97,7 @@ export async function verifyInSimulation(system: SystemEntry, scenario: string, 
   const buggy = await simulate(system, buggyDir, scenario, {
     seeds: opts.measureSeeds ?? MEASURE_SIM_SEEDS,
     from,
+    concurrency: opts.concurrency,
     signal: opts.signal,
     onSeed: (r, d, n) => opts.onSeed?.('buggy', r, d, n),
   });
@@ -104,6 +106,7 @@ export async function verifyInSimulation(system: SystemEntry, scenario: string, 
     seeds: required,
     from,
     stopAtFirstFailure: true,
+    concurrency: opts.concurrency,
     signal: opts.signal,
     onSeed: (r, d, n) => opts.onSeed?.('fixed', r, d, n),
   });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { resolveWorkspace, runsDir } from '../repro/launch';
 import type { SimOptionsInput } from './options';
 import { replaySeed, type ReplayResult, type ScheduleFile } from './replay';
-import { searchSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';
+import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';
 import { shrinkFailure, type ShrinkOptions, type ShrunkSchedule } from './shrink';
 import { prepareTarget } from './target';
 
@@ -20,8 +20,8 @@ export interface WorkspaceSimResult extends SeedSearchResult {
 /** Runs seeds of the bug's reproducer (or another scenario) in simulation against the workspace's code as it is now. */
 export async function simulateWorkspace(dir: string, opts: WorkspaceSimOptions): Promise<WorkspaceSimResult> {
   const ws = await resolveWorkspace(dir);
-  const target = await prepareTarget(ws.system, ws.info.dir, opts.scenario ?? ws.bug.manifest.reproducer.scenario);
-  return { bugId: ws.bug.id, dir: ws.info.dir, ...(await searchSeeds(target, opts)) };
+  const scenario = opts.scenario ?? ws.bug.manifest.reproducer.scenario;
+  return { bugId: ws.bug.id, dir: ws.info.dir, ...(await simulateSeeds(ws.system, ws.info.dir, scenario, opts)) };
 }
 
 /** Shrinks a failing seed of the workspace's reproducer (or another scenario) to the decisions that matter. */
