@@ -50,3 +50,11 @@ export interface RunOpts {
   sim?: boolean;
   seeds?: number;
 }
+
+export function parseNumber(name: string, min: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min) throw new InvalidArgumentError(`${name} must be a number >= ${min}.`);
+    return n;
+  };
+}

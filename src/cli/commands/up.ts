@@ -8,7 +8,7 @@ import { launchWorkspaceCluster } from '../../core/repro/launch';
 import { EXIT, progress, say } from '../output';
 
 /** A workspace folder as given, or the default workspace of a bug id (opened when missing). */
-async function workspaceFor(target: string): Promise<string> {
+export async function workspaceFor(target: string): Promise<string> {
   if (fs.existsSync(target)) {
     if (!isWorkspace(target)) throw new UserError(`${path.resolve(target)} is not a DDBench workspace; give a bug id or a folder made by \`ddbench open\``);
     return path.resolve(target);
