@@ -13,7 +13,10 @@ import { commandTimeline, type TimelineOpts } from './commands/timeline';
 import { commandUp } from './commands/up';
 import { commandValidate } from './commands/validate';
 import { commandVerify } from './commands/verify';
+import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
+import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
 import { packageRoot } from '../core/paths';
+import { isSimWorker, runSimWorker } from '../core/sim/worker';
 import { EXIT, parseCount, parseNumber, runCommand, type RunOpts } from './output';
 
 const version = (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -54,7 +57,7 @@ program
   .argument('<dir>', 'workspace folder')
   .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial; trial i uses seed+i', parseCount('--seed', 0))
-  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--seeds <n>', 'simulated seeds after the live trials (default: 100)', parseCount('--seeds', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
@@ -68,7 +71,7 @@ program
   .option('--reference', "use the bug's own fix (for validating the set)")
   .option('--trials <n>', "number of seeded trials (default: the bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
-  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--seeds <n>', "simulated seeds the fix must pass (default: from the buggy code's failure rate over 100 seeds, N >= ln 0.05 / ln(1-p), at least 100)", parseCount('--seeds', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
@@ -87,7 +90,7 @@ program
   .argument('[bug...]', 'bug ids (default: all)')
   .option('--trials <n>', "trials per code version (default: each bug's)", parseCount('--trials', 1))
   .option('--seed <n>', 'seed of the first trial', parseCount('--seed', 0))
-  .option('--concurrency <n>', 'trials at once (default: number of cores)', parseCount('--concurrency', 1))
+  .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--keep-runs <dir>', 'keep every trial\'s events under this folder')
   .option('--seeds <n>', "simulated seeds the fix must pass (default: at least 1000, more if the buggy code's failure rate calls for it)", parseCount('--seeds', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
@@ -104,6 +107,7 @@ program
   .option('--scenario <name>', "another of the system's scenarios (a regression check, say)")
   .option('--check-determinism', 'run every seed twice and compare the events byte for byte')
   .option('--shrink', 'shrink the first failing seed to the scheduler decisions that matter')
+  .option('--concurrency <n>', 'seeds at once, in worker threads (default: number of cores)', parseCount('--concurrency', 1))
   .option('--json', 'machine-readable output')
   .action((dir: string, o: SimOpts) => runCommand(() => commandSim(dir, o)));
 
@@ -135,6 +139,49 @@ program
   .action((inputs: string[], o: TimelineOpts) => runCommand(() => commandTimeline(inputs, o)));
 
 program
+  .command('report')
+  .description('compare attempts, by people and agents, from study records: pass rates with 95% Wilson intervals, time to fix, submissions, patch size and similarity to the reference fix, tokens and cost, per bug, tier and group; the context lift and the spread across models')
+  .option('--records <path...>', 'records folders or files, merged without duplicates (default: ./.ddbench/records)')
+  .option('--html <file>', 'write the report as one HTML page with charts (works offline)')
+  .option('--csv <file>', 'write the figures as CSV (one row per bug/tier/overall × group, plus the lift)')
+  .option('--json', 'machine-readable output')
+  .action((o: ReportOpts) => runCommand(() => commandReport(o)));
+
+const records = program.command('records').description('study records: merge many machines\' files into one, check every line');
+records
+  .command('merge')
+  .description('append to one file every record of the sources it lacks (each attempt revision and interaction once; older schema versions upgraded)')
+  .argument('<source...>', 'records files or folders (searched for *.jsonl)')
+  .requiredOption('--into <file>', 'the merged file (created if missing; running again adds only what is new)')
+  .option('--json', 'machine-readable output')
+  .action((sources: string[], o: { into: string; json?: boolean }) => runCommand(async () => commandRecordsMerge(sources, o)));
+records
+  .command('check')
+  .description('validate every line; list torn, corrupt and too-new lines with their numbers; exit 1 if any')
+  .argument('[path...]', 'records files or folders (default: ./.ddbench/records)')
+  .option('--json', 'machine-readable output')
+  .action((paths: string[], o: { json?: boolean }) => runCommand(async () => commandRecordsCheck(paths, o)));
+
+program
+  .command('bench')
+  .description('batch evaluation: every bug × model × condition × repeat through the agent harness, each run in its own workspace and recorded as it ends; rerun to resume (recorded runs are skipped); ends with the report')
+  .requiredOption('--models <m1,m2>', 'models, comma-separated, as the endpoint names them')
+  .option('--bugs <id...>', "bug ids, or all", ['all'])
+  .option('--conditions <c1,c2>', 'symptom-only and/or context-augmented, comma-separated', 'symptom-only,context-augmented')
+  .option('--repeats <k>', 'runs of each combination', parseCount('--repeats', 1), 1)
+  .option('--concurrency <c>', 'runs at once', parseCount('--concurrency', 1), 1)
+  .option('--shard <i/n>', "run only this machine's share: every n-th run from i (0-based; Kubernetes: $JOB_COMPLETION_INDEX/<completions>)")
+  .option('--out <dir>', 'records, run workspaces and the report go here', 'ddbench-bench')
+  .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); the key comes from $DDBENCH_API_KEY or $OPENAI_API_KEY')
+  .option('--trials <n>', "live trials per verification (default: each bug's)", parseCount('--trials', 1))
+  .option('--max-steps <n>', 'model turns per run', parseCount('--max-steps', 1))
+  .option('--max-attempts <n>', 'submissions verified per run', parseCount('--max-attempts', 1))
+  .option('--max-cost <usd>', 'cost limit per run in US dollars', parseUsd)
+  .option('--protocol <p>', 'auto, tools or text')
+  .option('--json', 'machine-readable output')
+  .action((o: BenchOpts) => runCommand(() => commandBench(o, version)));
+
+program
   .command('demo')
   .description('the main job on a fresh machine: open the first bug, show its failing reproducer with evidence, verify the reference fix')
   .option('--trials <n>', 'trials per step', parseCount('--trials', 1))
@@ -163,4 +210,6 @@ program
   .option('--json', 'machine-readable result (verified, attempts, steps, tokens, patch, trajectory, ...)')
   .action((target: string, o: AgentOpts) => runCommand(() => commandAgent(target, o)));
 
-program.parseAsync(process.argv);
+// The bundle doubles as the simulation's worker script (see core/sim/pool.ts).
+if (isSimWorker()) void runSimWorker();
+else program.parseAsync(process.argv);
