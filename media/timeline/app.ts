@@ -257,7 +257,7 @@ export class TimelineApp {
       .then((data) => {
         if (data !== undefined && data.axis === this.state.axis) {
           this.data = data;
-          this.rows = layoutRows(data);
+          this.rows = layoutRows(data, this.renderer.viewHeight);
           this.toolbar.setFilterInvalid(false);
           this.frame();
         }
@@ -651,7 +651,10 @@ export class TimelineApp {
   }
 
   private resized(): void {
-    if (this.renderer.resize()) this.requestWindow();
+    if (this.renderer.resize()) {
+      if (this.data !== undefined) this.rows = layoutRows(this.data, this.renderer.viewHeight);
+      this.requestWindow();
+    }
     if (this.minimap.resize()) void this.loadOverview('keep');
     this.frame();
   }
@@ -708,7 +711,8 @@ export class TimelineApp {
     if (d === undefined) return;
     const sampled = d.arrows.send.length < d.arrows.total ? ` (a sample of ${d.arrows.total}: zoom in for all)` : '';
     const step = (d.to - d.from) / d.width;
-    const lod = step > 0 && d.total > stats.buckets ? ` · ${formatX(this.state.axis, step, step)} per pixel` : '';
+    const perPixel = this.state.axis === 'time' ? formatTime(step, step) : `${step.toPrecision(2)} Lamport steps`;
+    const lod = d.total > stats.buckets ? ` · aggregated: ${perPixel} per pixel` : '';
     this.status.textContent = `${d.total} events in view · ${stats.arrows} messages${sampled} · ${stats.bands} fault periods · ${stats.violations} violations${lod} · ${formatX(this.state.axis, this.view[0], step)} – ${formatX(this.state.axis, this.view[1], step)}`;
   }
 

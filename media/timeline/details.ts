@@ -39,7 +39,7 @@ export class DetailsPanel {
     const canOpen = meta.capabilities.openSource && e.src !== undefined;
     const parts: Child[] = [
       el('h2', {}, el('span', { className: `badge ${e.level === 'error' ? 'error' : e.level === 'warn' ? 'warn' : ''}` }, e.kind), `${e.node}: ${e.msg ?? e.kind}`),
-      el('div', {}, `${at(e.ts)} · Lamport ${d.lamport}${meta.runs.length > 1 ? ` · run ${d.ref.run === 0 ? 'A' : 'B'}` : ''}${e.level ? ` · ${e.level}` : ''}`),
+      el('div', {}, `${at(e.ts)} · Lamport ${d.lamport}${d.x.causal !== d.lamport ? ` (no message links: drawn at L${d.x.causal} in causal order)` : ''}${meta.runs.length > 1 ? ` · run ${d.ref.run === 0 ? 'A' : 'B'}` : ''}${e.level ? ` · ${e.level}` : ''}`),
     ];
     const actions = el('div', { className: 'actions' });
     if (e.src !== undefined) {
@@ -71,7 +71,7 @@ export class DetailsPanel {
   }
 
   showSummary(meta: Meta, diagnostics: DiagnosticsMsg | undefined): void {
-    const parts: Child[] = [el('h2', {}, meta.title), el('div', {}, 'Select an event: click it, or focus the timeline (Tab) and use ← → ↑ ↓. Press ? for all keys.')];
+    const parts: Child[] = [el('h2', {}, 'Summary'), el('div', {}, 'Select an event: click it, or focus the timeline (Tab) and use ← → ↑ ↓. Press ? for all keys.')];
     meta.runs.forEach((run, r) => {
       const name = meta.runs.length > 1 ? `Run ${r === 0 ? 'A' : 'B'}: ${run.label}` : run.label;
       parts.push(el('h3', {}, name));

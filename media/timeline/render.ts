@@ -7,7 +7,7 @@
  */
 import { EventKind } from '../../src/core/events/event';
 import { ARROW, type Axis, type BandKind, type CausalData, type EventRef, type WindowData } from '../../src/core/timeline/protocol';
-import { GUTTER, HEADER, ROW_BASE, ROW_MID, SPAN_ROW, type RowBox } from './layout';
+import { GUTTER, HEADER, SPAN_ROW, type RowBox } from './layout';
 import type { Theme } from './theme';
 import { formatX, ticks, type Range } from './viewport';
 
@@ -270,7 +270,7 @@ export class Renderer {
       const x0 = this.px(s, sp.x0[k]);
       const x1 = this.px(s, sp.x1[k]);
       if (x1 < GUTTER || x0 > this.width) continue;
-      const y = this.rowTop(s, row) + ROW_BASE + Math.min(sp.depth[k], 7) * SPAN_ROW;
+      const y = this.rowTop(s, row) + row.spanTop + Math.min(sp.depth[k], 7) * SPAN_ROW;
       ctx.fillRect(x0, y, Math.max(1, x1 - x0 - 1), SPAN_ROW - 1);
       drawn++;
     }
@@ -309,7 +309,7 @@ export class Renderer {
     for (let r = 0; r < s.rows.length; r++) {
       const row = s.rows[r];
       if (!this.visible(s, row)) continue;
-      const mid = this.rowTop(s, row) + ROW_MID;
+      const mid = this.rowTop(s, row) + row.mid;
       for (let b = 0; b < d.width; b++) {
         const c = r * d.width + b;
         const n = d.count[c];
@@ -360,8 +360,8 @@ export class Renderer {
       const x0 = this.px(s, a.x0[k]);
       const x1 = this.px(s, a.x1[k]);
       if (Math.max(x0, x1) < GUTTER || Math.min(x0, x1) > this.width) continue;
-      const y0 = this.rowTop(s, r0) + ROW_MID;
-      const y1 = this.rowTop(s, r1) + ROW_MID;
+      const y0 = this.rowTop(s, r0) + r0.mid;
+      const y1 = this.rowTop(s, r1) + r1.mid;
       out.arrows++;
       const mine = sel !== undefined && r0.run === sel.run && (a.send[k] === sel.index || a.end[k] === sel.index);
       const list = mine ? chosen : a.flags[k] & ARROW.dropped ? dropped : a.flags[k] !== 0 ? flagged : plain;
@@ -457,7 +457,7 @@ export class Renderer {
       if (x < (rightmost.get(l.row[k]) ?? -Infinity)) continue;
       const text = l.text[k].length > 48 ? `${l.text[k].slice(0, 47)}…` : l.text[k];
       const w = Math.min(ctx.measureText(text).width, 260);
-      ctx.fillText(text, x, this.rowTop(s, row) + ROW_MID + 4, 260);
+      ctx.fillText(text, x, this.rowTop(s, row) + row.mid + 4, 260);
       rightmost.set(l.row[k], x + w + 8);
       drawn++;
     }
@@ -483,7 +483,7 @@ export class Renderer {
     if (row === undefined || !this.visible(s, row)) return;
     ctx.lineWidth = 2;
     ctx.beginPath();
-    ctx.arc(x, this.rowTop(s, row) + ROW_MID, 7, 0, Math.PI * 2);
+    ctx.arc(x, this.rowTop(s, row) + row.mid, 7, 0, Math.PI * 2);
     ctx.stroke();
   }
 
@@ -499,7 +499,7 @@ export class Renderer {
       ctx.font = `${row.role === 'node' ? 'bold ' : ''}12px ${t.font}`;
       ctx.fillStyle = row.role === 'node' ? t.fg : t.muted;
       const name = s.compare ? `${row.node}  ${row.run === 0 ? 'A' : 'B'}` : row.node;
-      ctx.fillText(name, 8, top + ROW_MID + 4, GUTTER - 14);
+      ctx.fillText(name, 8, top + row.mid + 4, GUTTER - 14);
     }
   }
 
