@@ -1,7 +1,10 @@
-import type { SystemEntry } from '../bugs/catalog';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { scenarioFile, type SystemEntry } from '../bugs/catalog';
 import type { Verdict } from '../repro/trial';
 import type { SimTrialResult } from './sim-trial';
 import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';
+import { snapshotSource } from './target';
 
 /**
  * How many seeds verification runs. A fix that survives N seeds of a bug that fails
@@ -91,16 +94,34 @@ export interface SimVerifyOptions {
   signal?: AbortSignal;
 }
 
-/** Measures the bug's failure rate over seeds on the buggy code, then requires the fix to pass every seed of the number that rate calls for. */
-export async function verifyInSimulation(system: SystemEntry, scenario: string, buggyDir: string, fixedDir: string, opts: SimVerifyOptions = {}): Promise<SimVerification> {
-  const from = opts.from;
-  const buggy = await simulate(system, buggyDir, scenario, {
-    seeds: opts.measureSeeds ?? MEASURE_SIM_SEEDS,
-    from,
+/**
+ * Failure rates of buggy code already measured in this process, by code (its snapshot
+ * is named by its content), scenario and seeds. A run is a function of these, so an
+ * agent verifying fix after fix measures its bug once.
+ */
+const measured = new Map<string, SimSummary>();
+
+async function measureBuggy(system: SystemEntry, buggyDir: string, scenario: string, opts: SimVerifyOptions): Promise<SimSummary> {
+  const seeds = opts.measureSeeds ?? MEASURE_SIM_SEEDS;
+  const scenarioText = fs.readFileSync(scenarioFile(system, scenario));
+  const key = JSON.stringify([snapshotSource(buggyDir), createHash('sha256').update(scenarioText).digest('hex'), opts.from ?? null, seeds]);
+  const known = measured.get(key);
+  if (known !== undefined) return known;
+  const summary = await simulate(system, buggyDir, scenario, {
+    seeds,
+    from: opts.from,
     concurrency: opts.concurrency,
     signal: opts.signal,
     onSeed: (r, d, n) => opts.onSeed?.('buggy', r, d, n),
   });
+  if (summary.seeds === seeds) measured.set(key, summary);
+  return summary;
+}
+
+/** Measures the bug's failure rate over seeds on the buggy code, then requires the fix to pass every seed of the number that rate calls for. */
+export async function verifyInSimulation(system: SystemEntry, scenario: string, buggyDir: string, fixedDir: string, opts: SimVerifyOptions = {}): Promise<SimVerification> {
+  const from = opts.from;
+  const buggy = await measureBuggy(system, buggyDir, scenario, opts);
   const required = opts.seeds ?? seedsForConfidence(buggy.failureRate, opts.floor ?? MIN_SIM_SEEDS);
   const fixed = await simulate(system, fixedDir, scenario, {
     seeds: required,
