@@ -8,6 +8,7 @@ import { runReproducer } from '../../core/repro/runner';
 import { verifyFix } from '../../core/repro/verify';
 import { EXIT, progress, say } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';
+import { simLine, simVerificationLines } from '../sim-report';
 
 /** The main job on a fresh machine, with nothing configured. */
 export async function commandDemo(o: { trials?: number }): Promise<number> {
@@ -22,19 +23,22 @@ export async function commandDemo(o: { trials?: number }): Promise<number> {
   const issue = fs.readFileSync(path.join(dir, 'ISSUE.md'), 'utf8').split('\n').slice(0, 12);
   for (const line of issue) say(`   | ${line}`);
 
-  say(`\n2. Running the reproducer on the buggy code (${trials} seeded trials, each a real 3-node cluster)…`);
+  say(`\n2. Running the reproducer on the buggy code (${trials} seeded trials, each a real 3-node cluster, then simulated seeds)…`);
   const repro = await runReproducer(dir, { trials, onTrial: (t, d, n) => progress(`   [${d}/${n}]${trialLine(t)}`) });
   say(`   ${summaryLine('buggy code', repro)}`);
+  if (repro.sim) say(`   ${simLine('buggy code', repro.sim)}`);
   await printFirstFailure(repro, 10);
 
   say(`\n3. Verifying the bug's reference fix on a scratch copy (${trials} trials + regression checks)…`);
   const fix = await verifyFix(dir, { kind: 'reference' }, { trials, onTrial: (t, d, n) => progress(`   [${d}/${n}]${trialLine(t)}`) });
   say(`   ${summaryLine('fixed code', fix)}`);
   for (const g of fix.regression) say(`   ${summaryLine('regression', g)}`);
-  say(fix.verified ? '   VERIFIED: the reference fix passes every trial.' : '   NOT VERIFIED: the reference fix failed; see the runs above.');
+  if (fix.sim) for (const line of simVerificationLines(fix.sim)) say(`   ${line}`);
+  say(fix.verified ? '   VERIFIED: the reference fix passes every trial and every simulated seed.' : '   NOT VERIFIED: the reference fix failed; see the runs above.');
 
   say('\nWhat to try next:');
   say(`  ddbench up ${dir}            # launch the cluster and watch its events`);
+  if (repro.sim?.firstFailingSeed !== undefined) say(`  ddbench replay ${dir} --seed ${repro.sim.firstFailingSeed}   # replay a failing seed exactly, events for the timeline`);
   say(`  code ${dir}                  # open it in VS Code with the DDBench extension`);
   say(`  # edit ${path.join(dir, 'src')}, then:`);
   say(`  ddbench verify ${dir}        # verify your own fix (your changes, on a scratch copy)`);
