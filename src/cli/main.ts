@@ -16,6 +16,7 @@ import { commandVerify } from './commands/verify';
 import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
 import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
 import { packageRoot } from '../core/paths';
+import { withBackendOptions } from './backend';
 import { isSimWorker, runSimWorker } from '../core/sim/worker';
 import { EXIT, parseCount, parseNumber, runCommand, type RunOpts } from './output';
 
@@ -186,6 +187,12 @@ program
   .description('the main job on a fresh machine: open the first bug, show its failing reproducer with evidence, verify the reference fix')
   .option('--trials <n>', 'trials per step', parseCount('--trials', 1))
   .action((o: { trials?: number }) => runCommand(() => commandDemo(o)));
+
+// Every command that runs live clusters can run them in containers instead (cli/backend.ts).
+for (const name of ['up', 'repro', 'verify', 'validate']) {
+  const command = program.commands.find((c) => c.name() === name);
+  if (command !== undefined) withBackendOptions(command);
+}
 
 program
   .command('agent')

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { BackendOptions } from '../core/cluster';
 import type { Cluster, NodeInfo } from '../core/cluster/types';
 import { launchWorkspaceCluster } from '../core/repro/launch';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
@@ -34,12 +35,12 @@ export class ClusterSession implements vscode.Disposable {
     return this.starting;
   }
 
-  async launch(workspace: WorkspaceInfo, opts: { inspect: boolean }): Promise<RunningCluster> {
+  async launch(workspace: WorkspaceInfo, opts: { inspect: boolean; backend: BackendOptions }): Promise<RunningCluster> {
     if (this.current || this.starting) throw new UserError('a cluster is already running in this window; stop it first');
     this.starting = true;
     this.fire();
     try {
-      const cluster = await launchWorkspaceCluster(workspace.dir, { inspect: opts.inspect });
+      const cluster = await launchWorkspaceCluster(workspace.dir, { inspect: opts.inspect, backend: opts.backend });
       this.current = { workspace, cluster, partition: undefined };
       this.timer = setInterval(() => this.poll(), POLL_MS);
       return this.current;

@@ -63,10 +63,10 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     refreshBugs: () => store.refresh(),
     launchCluster: async () => {
       const workspace = requireWorkspace();
-      const inspect = settings().inspect;
+      const { inspect, backend } = settings();
       const running = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `DDBench: launching the ${workspace.bugId} cluster` },
-        () => session.launch(workspace, { inspect }),
+        () => session.launch(workspace, { inspect, backend }),
       );
       output.appendLine(`[cluster] launched ${workspace.bugId}: ${session.nodes().map((n) => n.id).join(', ')}; run folder ${running.cluster.runDir}`);
       await vscode.commands.executeCommand(`${VIEWS.cluster}.focus`);
@@ -79,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     runReproducer: async () => {
       const workspace = requireWorkspace();
       const s = settings();
-      await reproducers.run({ workspace, trials: s.trials, concurrency: s.concurrency });
+      await reproducers.run({ workspace, trials: s.trials, concurrency: s.concurrency, backend: s.backend });
     },
     killNode: onNode('Kill', (s) => s !== 'stopped' && s !== 'exited', (c, id) => c.kill(id)),
     restartNode: onNode('Restart', () => true, (c, id) => c.restart(id)),

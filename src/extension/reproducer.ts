@@ -1,3 +1,4 @@
+import type { BackendOptions } from '../core/cluster';
 import * as vscode from 'vscode';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { runReproducer, type ReproResult, type TrialResult } from '../core/repro/runner';
@@ -7,6 +8,7 @@ export interface ReproducerRun {
   /** Undefined runs the bug's own count (bug.json). */
   trials: number | undefined;
   concurrency: number | undefined;
+  backend: BackendOptions;
 }
 
 /**
@@ -52,6 +54,7 @@ export class ReproducerRuns {
           return runReproducer(workspace.dir, {
             trials: run.trials,
             concurrency: run.concurrency,
+            backend: run.backend,
             signal: abort.signal,
             onTrial: (t, done, total) => {
               if (t.verdict === 'pass') passed++;

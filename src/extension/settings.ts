@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { BACKENDS, type BackendName, type BackendOptions } from '../core/cluster';
 
 /**
  * The extension's settings, checked with zod because users edit settings.json by hand.
@@ -12,6 +13,8 @@ export const SETTINGS = {
   trials: 'ddbench.reproducer.trials',
   concurrency: 'ddbench.reproducer.concurrency',
   inspect: 'ddbench.cluster.inspect',
+  backend: 'ddbench.backend',
+  dockerImage: 'ddbench.docker.image',
 } as const;
 
 const Settings = z.object({
@@ -19,6 +22,8 @@ const Settings = z.object({
   trials: z.number().int().min(1).nullable().default(null),
   concurrency: z.number().int().min(1).nullable().default(null),
   inspect: z.boolean().default(true),
+  backend: z.enum(BACKENDS).default('process'),
+  dockerImage: z.string().default(''),
 });
 
 export interface DDBenchSettings {
@@ -28,6 +33,8 @@ export interface DDBenchSettings {
   trials: number | undefined;
   concurrency: number | undefined;
   inspect: boolean;
+  /** Where clusters run: ddbench.backend, with ddbench.docker.image for the docker backend. */
+  backend: BackendOptions;
 }
 
 export class SettingsError extends Error {}
@@ -46,7 +53,13 @@ export function parseSettings(get: (key: string) => unknown): DDBenchSettings {
     trials: s.trials ?? undefined,
     concurrency: s.concurrency ?? undefined,
     inspect: s.inspect,
+    backend: backendOf(s.backend, s.dockerImage),
   };
+}
+
+function backendOf(backend: BackendName, image: string): BackendOptions {
+  if (backend !== 'docker') return { backend };
+  return { backend, docker: image.trim() === '' ? {} : { image: image.trim() } };
 }
 
 function expandHome(p: string): string {

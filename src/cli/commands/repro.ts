@@ -1,14 +1,16 @@
 import { runReproducer } from '../../core/repro/runner';
+import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';
 import { checkSimProgress, simLine } from '../sim-report';
 
-export async function commandRepro(dir: string, o: RunOpts): Promise<number> {
+export async function commandRepro(dir: string, o: RunOpts & BackendOpts): Promise<number> {
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
     const r = await runReproducer(dir, {
+      backend: backendOptions(o),
       trials: o.trials,
       seed: o.seed,
       concurrency: o.concurrency,

@@ -5,6 +5,7 @@ import { defaultWorkspacesDir, isWorkspace, openWorkspace, readWorkspace } from 
 import { UserError } from '../../core/errors';
 import { formatEvent } from '../../core/repro/evidence';
 import { launchWorkspaceCluster } from '../../core/repro/launch';
+import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, progress, say } from '../output';
 
 /** A workspace folder as given, or the default workspace of a bug id (opened when missing). */
@@ -20,12 +21,12 @@ export async function workspaceFor(target: string): Promise<string> {
   return openWorkspace(catalog, bug.id, dir);
 }
 
-export async function commandUp(target: string, o: { seed?: number; inspect?: boolean; quiet?: boolean }): Promise<number> {
+export async function commandUp(target: string, o: BackendOpts & { seed?: number; inspect?: boolean; quiet?: boolean }): Promise<number> {
   const dir = await workspaceFor(target);
   progress(`launching the cluster of ${dir} …`);
-  const cluster = await launchWorkspaceCluster(dir, { seed: o.seed, inspect: o.inspect });
+  const cluster = await launchWorkspaceCluster(dir, { seed: o.seed, inspect: o.inspect, backend: backendOptions(o) });
   for (const n of cluster.nodes()) {
-    say(`  ${n.id.padEnd(6)} ${n.status.padEnd(8)} pid ${n.pid ?? '-'}${n.statePort ? `  state http://127.0.0.1:${n.statePort}/state` : ''}${n.inspectPort ? `  inspector 127.0.0.1:${n.inspectPort}` : ''}`);
+    say(`  ${n.id.padEnd(6)} ${n.status.padEnd(8)} ${n.container ? `container ${n.container}` : `pid ${n.pid ?? '-'}`}${n.statePort ? `  state http://127.0.0.1:${n.statePort}/state` : ''}${n.inspectPort ? `  inspector 127.0.0.1:${n.inspectPort}` : ''}`);
   }
   say(`events: ${path.join(cluster.runDir, 'events.jsonl')}`);
   say('Ctrl-C stops the cluster.\n');

@@ -1,10 +1,11 @@
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { validateBug, type ValidationResult } from '../../core/repro/verify';
+import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { trialLine } from '../report';
 import { checkSimProgress } from '../sim-report';
 
-export async function commandValidate(ids: string[], o: RunOpts & { keepRuns?: string }): Promise<number> {
+export async function commandValidate(ids: string[], o: RunOpts & BackendOpts & { keepRuns?: string }): Promise<number> {
   const catalog = await loadCatalog();
   const bugs = ids.length ? ids.map((id) => findBug(catalog, id)) : catalog.bugs;
   const started = Date.now();
@@ -12,6 +13,7 @@ export async function commandValidate(ids: string[], o: RunOpts & { keepRuns?: s
   for (const bug of bugs) {
     if (!o.json) say(`${bug.id}: validating…`);
     const r = await validateBug(catalog, bug, {
+      backend: backendOptions(o),
       trials: o.trials,
       seed: o.seed,
       concurrency: o.concurrency,

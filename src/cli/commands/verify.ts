@@ -1,11 +1,12 @@
 import * as path from 'node:path';
 import { UserError } from '../../core/errors';
 import { verifyFix, type FixSource } from '../../core/repro/verify';
+import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';
 import { checkSimProgress, simVerificationLines } from '../sim-report';
 
-export async function commandVerify(dir: string, o: RunOpts & { patch?: string; reference?: boolean }): Promise<number> {
+export async function commandVerify(dir: string, o: RunOpts & BackendOpts & { patch?: string; reference?: boolean }): Promise<number> {
   if (o.patch && o.reference) throw new UserError('give either --patch FILE or --reference, not both');
   const source: FixSource = o.reference ? { kind: 'reference' } : o.patch ? { kind: 'patch', file: path.resolve(o.patch) } : { kind: 'workspace' };
   const controller = new AbortController();
@@ -13,6 +14,7 @@ export async function commandVerify(dir: string, o: RunOpts & { patch?: string; 
   process.once('SIGINT', onSigint);
   try {
     const r = await verifyFix(dir, source, {
+      backend: backendOptions(o),
       trials: o.trials,
       seed: o.seed,
       concurrency: o.concurrency,

@@ -18,6 +18,26 @@ export const SystemManifest = z.strictObject({
   config: z.record(z.string(), JsonValue).default({}),
   /** The system's own regression scenarios (names of files in scenarios/). */
   tests: z.array(Id).default([]),
+  /** How the docker backend runs the system's nodes; without it they run in DDBench's node image. */
+  docker: z
+    .strictObject({
+      /** An image to run as is; it must have `node` on PATH (the live host runs in it). */
+      image: z.string().min(1).optional(),
+      /** A Dockerfile context folder, relative to the system folder; its FROM may use the build arg DDBENCH_NODE_IMAGE. */
+      context: z.string().min(1).optional(),
+      /** The Dockerfile's name inside the context (default Dockerfile). */
+      dockerfile: z.string().min(1).optional(),
+      /** Resource limits for every node (the user's own limits win). */
+      limits: z
+        .strictObject({
+          memoryMb: z.number().int().min(16).optional(),
+          cpus: z.number().positive().optional(),
+          pids: z.number().int().min(16).optional(),
+        })
+        .optional(),
+    })
+    .refine((d) => d.image === undefined || d.context === undefined, 'give either image or context, not both')
+    .optional(),
 });
 export type SystemManifest = z.infer<typeof SystemManifest>;
 

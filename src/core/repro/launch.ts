@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import { findBug, findSystem, loadCatalog, type BugEntry, type Catalog, type SystemEntry } from '../bugs/catalog';
 import { DDBENCH_DIR, readWorkspace, type WorkspaceInfo } from '../bugs/workspace';
-import { createCluster } from '../cluster';
+import { createCluster, type BackendOptions } from '../cluster';
 import type { Cluster } from '../cluster/types';
+import { backendFor } from './backend';
 import { newRunId } from './runid';
 import { DEFAULT_SEED } from './trial';
 
@@ -26,7 +27,7 @@ export function runsDir(workspaceDir: string): string {
 }
 
 /** Starts the workspace's cluster (its current code) for a person to watch and poke. */
-export async function launchWorkspaceCluster(dir: string, opts: { seed?: number; inspect?: boolean } = {}): Promise<Cluster> {
+export async function launchWorkspaceCluster(dir: string, opts: { seed?: number; inspect?: boolean; backend?: BackendOptions } = {}): Promise<Cluster> {
   const { info, system } = await resolveWorkspace(dir);
   const m = system.manifest;
   const cluster = createCluster({
@@ -37,7 +38,7 @@ export async function launchWorkspaceCluster(dir: string, opts: { seed?: number;
     runDir: path.join(runsDir(info.dir), `up-${newRunId()}`),
     seed: opts.seed ?? DEFAULT_SEED,
     inspect: opts.inspect,
-  });
+  }, backendFor(system, opts.backend));
   try {
     await cluster.start();
   } catch (err) {

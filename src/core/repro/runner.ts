@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SystemEntry } from '../bugs/catalog';
+import type { BackendOptions } from '../cluster';
 import { MIN_SIM_SEEDS, simulate, type SimCheckOptions, type SimSummary } from '../sim/verification';
 import { resolveWorkspace, runsDir } from './launch';
 import { newRunId } from './runid';
@@ -18,6 +19,8 @@ export interface TrialsOptions {
   signal?: AbortSignal;
   /** Keep each node's state at the end of every trial (state.json in the trial's folder). */
   captureState?: boolean;
+  /** Where the nodes run (default: processes). */
+  backend?: BackendOptions;
 }
 
 export interface TrialsResult {
@@ -53,6 +56,7 @@ export async function runScenarioTrials(
         runDir: path.join(runDir, `${scenario}-${index}`),
         signal: opts.signal,
         captureState: opts.captureState,
+        backend: opts.backend,
       });
       results[index] = r;
       opts.onTrial?.(r, ++done, total);

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createCluster } from '../cluster';
+import { createCluster, type BackendOptions } from '../cluster';
 import type { Json } from '../../runtime/types';
 import type { SystemEntry } from '../bugs/catalog';
 import { scenarioFile } from '../bugs/catalog';
+import { backendFor } from './backend';
 import { clusterContext, ProgressTimeout } from './context';
 import { InvariantViolation } from './scenario';
 import { loadScenario } from './scenario-loader';
@@ -37,6 +38,8 @@ export interface TrialSpec {
   signal?: AbortSignal;
   /** Write each node's state at the end of the trial (before the cluster stops) to state.json. */
   captureState?: boolean;
+  /** Where the nodes run (default: processes). */
+  backend?: BackendOptions;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
       config: { ...m.config, ...(scenario.config as Record<string, Json> | undefined) },
       runDir: spec.runDir,
       seed: spec.seed,
-    });
+    }, backendFor(spec.system, spec.backend));
     await cluster.start();
     ctx = clusterContext(cluster, spec.seed, m.nodes);
     await withTimeout(scenario.run(ctx), scenario.timeoutMs, spec.signal);
