@@ -6,8 +6,8 @@ const path = require('node:path');
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-// ssh2 (through dockerode) has optional native parts that must stay out of the bundle.
-const nodeExternals = ['vscode', 'cpu-features', 'ssh2', '*.node'];
+// ssh2 (through dockerode) is bundled; its optional native parts (loaded in try/catch) stay out, so the VSIX needs no node_modules.
+const nodeExternals = ['vscode', 'cpu-features', '*.node'];
 
 const nodeBuilds = [
   { entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' },
