@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { commandAgent, type AgentOpts } from './commands/agent';
 import { commandBugs } from './commands/bugs';
 import { commandDemo } from './commands/demo';
@@ -17,7 +18,7 @@ import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
 import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
 import { packageRoot } from '../core/paths';
 import { withBackendOptions } from './backend';
-import { isSimWorker, runSimWorker } from '../core/sim/worker';
+import { runSimWorker } from '../core/sim/worker';
 import { EXIT, parseCount, parseNumber, runCommand, type RunOpts } from './output';
 
 const version = (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -217,6 +218,6 @@ program
   .option('--json', 'machine-readable result (verified, attempts, steps, tokens, patch, trajectory, ...)')
   .action((target: string, o: AgentOpts) => runCommand(() => commandAgent(target, o)));
 
-// The bundle doubles as the simulation's worker script (see core/sim/pool.ts).
-if (isSimWorker()) void runSimWorker();
-else program.parseAsync(process.argv);
+// The bundle doubles as the simulation's worker script (see core/sim/pool.ts): any other thread running it is one.
+if (isMainThread) program.parseAsync(process.argv);
+else void runSimWorker();

@@ -51,12 +51,17 @@ export async function searchSeedsInWorkers(target: WorkerTarget, opts: SeedSearc
 
   await new Promise<void>((resolve, reject) => {
     const workers: Worker[] = [];
+    /** Workers this search ended itself; any other exit is a crash. */
+    const finished = new Set<Worker>();
     let running = 0;
     let settled = false;
     const settle = (err?: Error) => {
       if (settled) return;
       settled = true;
-      for (const w of workers) void w.terminate();
+      for (const w of workers) {
+        finished.add(w);
+        void w.terminate();
+      }
       if (err) reject(err);
       else resolve();
     };
@@ -66,6 +71,7 @@ export async function searchSeedsInWorkers(target: WorkerTarget, opts: SeedSearc
         w.postMessage({ t: 'run', seed: next++ } satisfies ToWorker);
         return;
       }
+      finished.add(w);
       void w.terminate();
       if (--running === 0) settle();
     };
@@ -86,6 +92,9 @@ export async function searchSeedsInWorkers(target: WorkerTarget, opts: SeedSearc
         feed(w);
       });
       w.on('error', (err) => settle(err));
+      w.on('exit', (code) => {
+        if (!finished.has(w)) settle(new Error(`a simulation worker exited (code ${code}) in the middle of the search`));
+      });
     }
     if (running === 0) settle();
   });

@@ -1,4 +1,4 @@
-import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { z } from 'zod';
 import type { SystemEntry } from '../bugs/catalog';
 import { SystemManifest } from '../bugs/manifest';
@@ -23,11 +23,6 @@ export type FromWorker =
   | { t: 'ready'; scenario: string }
   | { t: 'result'; result: SimTrialResult; nondeterministic: boolean }
   | { t: 'failed'; message: string };
-
-/** True in a thread the seed-search pool started (the CLI bundle doubles as the worker script). */
-export function isSimWorker(): boolean {
-  return !isMainThread && SimWorkerData.safeParse(workerData).success;
-}
 
 /** The worker side of the pool: loads the target once, then runs the seeds it is sent, one at a time. */
 export async function runSimWorker(): Promise<void> {
