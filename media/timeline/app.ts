@@ -9,7 +9,7 @@ import {
   type Axis,
   type CausalData,
   type DetailsData,
-  type DiagnosticsMsg,
+  type DiagnosticsData,
   type EventRef,
   type Filter,
   type Meta,
@@ -39,6 +39,8 @@ export interface TimelineHook {
   ready: boolean;
   frames: number;
   stats: DrawStats | undefined;
+  /** The last window's round trip: request, the host's aggregation, the answer checked. */
+  windowMs: number;
   axis: Axis;
   view: Range;
   rows: string[];
@@ -65,7 +67,9 @@ const PAN_STEP = 0.25;
 export class TimelineApp {
   private state: UiState;
   private meta: Meta | undefined;
-  private diagnostics: DiagnosticsMsg | undefined;
+  private diagnostics: DiagnosticsData | undefined;
+  /** Clock diagnostics are fetched after the next frame (deriving happens-before is the slow part). */
+  private diagnosticsDue = false;
   private data: WindowData | undefined;
   private overview: WindowData | undefined;
   private rows: RowBox[] = [];
@@ -129,10 +133,6 @@ export class TimelineApp {
     this.panel = new DetailsPanel(this.detailsRoot, { select: (ref) => void this.select(ref, true), openSource: (ref) => this.client.openSource(ref) });
     this.client = new HostClient(host, {
       meta: (meta, reason) => void this.onMeta(meta, reason),
-      diagnostics: (d) => {
-        this.diagnostics = d;
-        if (this.selection === undefined && this.meta !== undefined) this.panel.showSummary(this.meta, d);
-      },
       error: (message) => this.error(message),
     });
     this.hook = this.createHook();
@@ -206,12 +206,20 @@ export class TimelineApp {
   private async onMeta(meta: Meta, reason: 'init' | 'update'): Promise<void> {
     const first = this.meta === undefined;
     this.meta = meta;
+    this.diagnosticsDue = true;
     if (reason === 'init' && first) this.restoreSelection(meta);
     this.state.inputs = meta.runs.map((r) => r.inputs);
     this.updateChrome();
     if (this.selection === undefined) this.panel.showSummary(meta, this.diagnostics);
     else if (reason === 'update') await this.refreshSelection();
     await this.loadOverview(reason === 'init' && first ? 'restore' : this.state.follow ? 'follow' : 'keep');
+  }
+
+  private async loadDiagnostics(): Promise<void> {
+    const d = await this.track(this.client.request({ type: 'diagnostics' }));
+    if (d === undefined || this.meta === undefined) return;
+    this.diagnostics = d;
+    if (this.selection === undefined) this.panel.showSummary(this.meta, d);
   }
 
   private restoreSelection(meta: Meta): void {
@@ -253,9 +261,11 @@ export class TimelineApp {
     }
     this.windowBusy = true;
     const axis = this.state.axis;
+    const asked = performance.now();
     void this.track(this.client.request({ type: 'window', axis, range: [this.view[0], this.view[1]], width: this.renderer.plotWidth, filter: this.state.filter }))
       .then((data) => {
         if (data !== undefined && data.axis === this.state.axis) {
+          this.hook.windowMs = performance.now() - asked;
           this.data = data;
           this.rows = layoutRows(data, this.renderer.viewHeight);
           this.toolbar.setFilterInvalid(false);
@@ -703,6 +713,10 @@ export class TimelineApp {
     this.hook.selection = s === undefined ? null : { run: s.run, index: s.index, id: s.id, node: s.node };
     this.updateStatus(stats);
     this.save();
+    if (this.diagnosticsDue) {
+      this.diagnosticsDue = false;
+      setTimeout(() => void this.loadDiagnostics(), 0);
+    }
     return stats;
   }
 
@@ -770,6 +784,7 @@ export class TimelineApp {
       ready: false,
       frames: 0,
       stats: undefined,
+      windowMs: 0,
       axis: this.state.axis,
       view: this.view,
       rows: [],

@@ -1,11 +1,10 @@
-import { ToWebview, type DiagnosticsMsg, type HostRequest, type Meta, type Replies } from '../../src/core/timeline/protocol';
+import { ToWebview, type HostRequest, type Meta, type Replies } from '../../src/core/timeline/protocol';
 import type { TimelineHost } from './host';
 
 type RequestBody<T extends keyof Replies> = Omit<Extract<HostRequest, { type: T }>, 'reqId'>;
 
 export interface Notifications {
   meta(meta: Meta, reason: 'init' | 'update'): void;
-  diagnostics(msg: DiagnosticsMsg): void;
   /** A problem the host reported outside any request. */
   error(message: string): void;
 }
@@ -53,8 +52,6 @@ export class HostClient {
     switch (msg.type) {
       case 'meta':
         return this.on.meta(msg.meta, msg.reason);
-      case 'diagnostics':
-        return this.on.diagnostics(msg);
       case 'error': {
         const waiting = msg.reqId === undefined ? undefined : this.pending.get(msg.reqId);
         if (waiting === undefined || msg.reqId === undefined) return this.on.error(msg.message);

@@ -4,7 +4,7 @@
  * met (bad lines with their line numbers, clock inconsistencies, violations).
  * Built with DOM calls and textContent only: event text never becomes markup.
  */
-import type { DetailsData, DiagnosticsMsg, EventRef, Meta } from '../../src/core/timeline/protocol';
+import type { DetailsData, DiagnosticsData, EventRef, Meta } from '../../src/core/timeline/protocol';
 import { formatTime } from './viewport';
 
 export interface DetailsHandlers {
@@ -70,7 +70,7 @@ export class DetailsPanel {
     this.root.replaceChildren(...parts);
   }
 
-  showSummary(meta: Meta, diagnostics: DiagnosticsMsg | undefined): void {
+  showSummary(meta: Meta, diagnostics: DiagnosticsData | undefined): void {
     const parts: Child[] = [el('h2', {}, 'Summary'), el('div', {}, 'Select an event: click it, or focus the timeline (Tab) and use ← → ↑ ↓. Press ? for all keys.')];
     meta.runs.forEach((run, r) => {
       const name = meta.runs.length > 1 ? `Run ${r === 0 ? 'A' : 'B'}: ${run.label}` : run.label;

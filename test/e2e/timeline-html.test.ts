@@ -52,7 +52,7 @@ function hook(page: Page): Promise<Omit<TimelineHook, 'setView' | 'select' | 'id
   return page.evaluate(() => {
     const h = window.__ddbenchTimeline;
     if (h === undefined) throw new Error('no timeline hook');
-    return { ready: h.ready, frames: h.frames, stats: h.stats, axis: h.axis, view: h.view, rows: h.rows, counts: h.counts, selection: h.selection, errors: h.errors };
+    return { ready: h.ready, frames: h.frames, stats: h.stats, windowMs: h.windowMs, axis: h.axis, view: h.view, rows: h.rows, counts: h.counts, selection: h.selection, errors: h.errors };
   });
 }
 

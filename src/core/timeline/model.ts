@@ -16,7 +16,7 @@ import {
   type Axis,
   type CausalData,
   type DetailsData,
-  type DiagnosticsMsg,
+  type DiagnosticsData,
   type EventRef,
   type Filter,
   type HostReply,
@@ -218,9 +218,10 @@ export class TimelineModel {
   }
 
   /** Clock problems found while deriving happens-before (computed on first call). */
-  diagnostics(): DiagnosticsMsg {
+  private diagnostics(reqId: number): DiagnosticsData {
     return {
-      type: 'diagnostics',
+      type: 'diagnosticsData',
+      reqId,
       runs: this.runs.map((r) => {
         const hb = causality(r.store);
         return { clockIssueCount: hb.issueCount, clockIssues: hb.issues.slice(0, 50).map(({ kind, message, events }) => ({ kind, message, events })) };
@@ -246,6 +247,8 @@ export class TimelineModel {
         return this.search(req);
       case 'step':
         return this.step(req.reqId, req.ref, req.dir, req.filter);
+      case 'diagnostics':
+        return this.diagnostics(req.reqId);
     }
   }
 

@@ -67,12 +67,14 @@ export const SearchRequest = z.object({
 });
 export type SearchRequest = z.infer<typeof SearchRequest>;
 /** The previous or next shown event on the same lane. */
+/** Clock problems found while deriving happens-before: asked for after the first paint, as it is the slow part. */
+export const DiagnosticsRequest = z.object({ type: z.literal('diagnostics'), reqId });
 export const StepRequest = z.object({ type: z.literal('step'), reqId, ref: EventRef, dir: z.union([z.literal(1), z.literal(-1)]), filter: Filter });
 export const OpenSourceMsg = z.object({ type: z.literal('openSource'), ref: EventRef });
 /** Asks the host to pick a second run to compare with (`stop` ends the comparison). */
 export const CompareMsg = z.object({ type: z.literal('compare'), stop: z.boolean().optional() });
 
-export const ToHost = z.discriminatedUnion('type', [ReadyMsg, WindowRequest, DetailsRequest, CausalRequest, SearchRequest, StepRequest, OpenSourceMsg, CompareMsg]);
+export const ToHost = z.discriminatedUnion('type', [ReadyMsg, WindowRequest, DetailsRequest, CausalRequest, SearchRequest, StepRequest, DiagnosticsRequest, OpenSourceMsg, CompareMsg]);
 export type ToHost = z.infer<typeof ToHost>;
 export type HostRequest = Extract<ToHost, { reqId: number }>;
 
@@ -131,11 +133,12 @@ export const Meta = z.object({
 export type Meta = z.infer<typeof Meta>;
 
 export const MetaMsg = z.object({ type: z.literal('meta'), protocol: z.number().int(), meta: Meta, reason: z.enum(['init', 'update']) });
-export const DiagnosticsMsg = z.object({
-  type: z.literal('diagnostics'),
+export const DiagnosticsData = z.object({
+  type: z.literal('diagnosticsData'),
+  reqId,
   runs: z.array(z.object({ clockIssueCount: z.number().int(), clockIssues: z.array(z.object({ kind: z.string(), message: z.string(), events: z.array(z.number().int()) })) })),
 });
-export type DiagnosticsMsg = z.infer<typeof DiagnosticsMsg>;
+export type DiagnosticsData = z.infer<typeof DiagnosticsData>;
 
 const u8 = z.instanceof(Uint8Array);
 const u16 = z.instanceof(Uint16Array);
@@ -248,11 +251,12 @@ export interface Replies {
   causal: CausalData;
   search: SearchResult;
   step: StepResult;
+  diagnostics: DiagnosticsData;
 }
 
 export const ErrorMsg = z.object({ type: z.literal('error'), reqId: reqId.optional(), message: z.string() });
 
-export const ToWebview = z.discriminatedUnion('type', [MetaMsg, DiagnosticsMsg, WindowData, DetailsData, CausalData, SearchResult, StepResult, ErrorMsg]);
+export const ToWebview = z.discriminatedUnion('type', [MetaMsg, DiagnosticsData, WindowData, DetailsData, CausalData, SearchResult, StepResult, ErrorMsg]);
 export type ToWebview = z.infer<typeof ToWebview>;
 export type HostReply = Extract<ToWebview, { reqId: number }>;
 

@@ -43,8 +43,6 @@ export class TimelineSession {
         }
         this.ready = true;
         this.post({ type: 'meta', protocol: PROTOCOL_VERSION, meta: this.model.meta(), reason: 'init' });
-        // Happens-before for the clock report is the slow part; it must not hold up the first paint.
-        setTimeout(() => this.ready && this.post(this.model.diagnostics()), 0);
         return;
       case 'openSource':
         return this.run(() => {
@@ -67,7 +65,6 @@ export class TimelineSession {
   update(): void {
     if (!this.ready) return;
     this.post({ type: 'meta', protocol: PROTOCOL_VERSION, meta: this.model.meta(), reason: 'update' });
-    setTimeout(() => this.ready && this.post(this.model.diagnostics()), 0);
   }
 
   private run(action: () => Promise<void> | void): void {
