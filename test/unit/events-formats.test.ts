@@ -170,6 +170,7 @@ describe('events: reading files', () => {
         return true;
       });
       await assert.rejects(loadTimeline([f], { regex: '(?<host>' }), /not a valid JavaScript regular expression/);
+      await assert.rejects(loadTimeline([f], { regex: SHIVIZ_DEFAULT_REGEX, delimiter: '(' }), /the execution delimiter "\(" is not a valid/);
     });
 
     it('reads ShiViz logs with the default two-line format, detected without a regex', async () => {

@@ -53,6 +53,14 @@ export function compileLogRegex(source: string): CompiledLogRegex {
   return { regex, lines, source };
 }
 
+function compileDelimiter(source: string): RegExp {
+  try {
+    return new RegExp(source);
+  } catch (err) {
+    throw new UserError(`the execution delimiter ${JSON.stringify(source)} is not a valid JavaScript regular expression: ${(err as Error).message}`);
+  }
+}
+
 /** The vector clock in a clock group, or why it is not one. */
 function parseClockText(text: string): { vc: Record<string, number> } | { error: string } {
   let value: unknown;
@@ -165,7 +173,7 @@ function recordOf(groups: Groups, ordinal: number, sink: SourceSink): { record: 
  */
 export async function readTextLog(file: string, sink: SourceSink, opts: TextLogOptions): Promise<void> {
   const parser = compileLogRegex(opts.regex);
-  const delimiter = opts.delimiter ? new RegExp(opts.delimiter) : undefined;
+  const delimiter = opts.delimiter ? compileDelimiter(opts.delimiter) : undefined;
   const pending: { text: string; lineNo: number }[] = [];
   /** Labels of the executions met so far; the one being read is the last. */
   const executions: string[] = [];
