@@ -28,6 +28,13 @@ export const COMMANDS = {
   showTimeline: { id: 'ddbench.showTimeline', title: 'Show Timeline', icon: '$(graph-line)' },
   showTrialTimeline: { id: 'ddbench.showTrialTimeline', title: 'Show Timeline of a Reproducer Trial…', icon: '$(beaker)' },
   showFileTimeline: { id: 'ddbench.showFileTimeline', title: 'Show Timeline of Event or Log Files…', icon: '$(file)' },
+  startAttempt: { id: 'ddbench.startAttempt', title: 'Start Attempt…', icon: '$(record)' },
+  submitAttempt: { id: 'ddbench.submitAttempt', title: 'Submit Fix', icon: '$(pass)' },
+  giveUpAttempt: { id: 'ddbench.giveUpAttempt', title: 'Give Up Attempt', icon: '$(circle-slash)' },
+  attemptActions: { id: 'ddbench.attemptActions', title: 'Attempt Actions…', icon: '$(watch)' },
+  compareWithReference: { id: 'ddbench.compareWithReference', title: 'Compare My Fix with the Reference', icon: '$(diff)' },
+  showComparison: { id: 'ddbench.showComparison', title: 'Show Attempt Comparison', icon: '$(graph)' },
+  compareRecordsFolder: { id: 'ddbench.compareRecordsFolder', title: 'Compare Records Folders…', icon: '$(folder-library)' },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -52,6 +59,8 @@ export const CONTEXT_VALUES = {
 
 /** Context keys the manifest's `when` clauses use. */
 export const CONTEXT_KEYS = {
+  /** A person's study attempt is in progress in this window. */
+  attemptActive: 'ddbench.attemptActive',
   clusterRunning: 'ddbench.clusterRunning',
   inBugWorkspace: 'ddbench.inBugWorkspace',
 } as const;

@@ -14,6 +14,9 @@ import { ReproducerRuns } from './reproducer';
 import { parseSettings } from './settings';
 import { ClusterStatusBar } from './statusBar';
 import { TimelinePanel } from './timelinePanel';
+import { ComparisonView } from './comparisonView';
+import { StudySession } from './studyAttempt';
+import { parseStudySettings } from './studySettings';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 
@@ -45,6 +48,10 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   const timeline = new TimelinePanel(context, output, session, () => bugWorkspace);
   context.subscriptions.push(output, store, session, bugsTree, bugsView, clusterTree, clusterView, statusBar, timeline);
 
+  const study = new StudySession(context, output, () => store.get(), settings, () => parseStudySettings((key) => vscode.workspace.getConfiguration().get(key)));
+  const comparison = new ComparisonView(context, output, () => store.get(), () => bugWorkspace, study);
+  context.subscriptions.push(study, comparison);
+
   const requireWorkspace = (): WorkspaceInfo => {
     if (!bugWorkspace) throw new UserError('this window has no bug workspace open; use "DDBench: Open Bug" first');
     return bugWorkspace;
@@ -59,6 +66,9 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   };
 
   const handlers: Record<CommandName, Handler> = {
+    ...study.handlers(),
+    showComparison: () => comparison.showWorkspace(),
+    compareRecordsFolder: () => comparison.pickFolders(),
     openBug: (arg) => openBug(context, store, settings, arg),
     refreshBugs: () => store.refresh(),
     launchCluster: async () => {
@@ -109,6 +119,8 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     context.subscriptions.push(
       vscode.commands.registerCommand(spec.id, async (arg?: unknown) => {
         try {
+          // A study logs each command during an attempt, and may refuse the agent's.
+          if (!study.beforeCommand(name)) return;
           await handler(arg);
         } catch (err) {
           reportError(output, spec.title, err);
@@ -130,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     const folders = vscode.workspace.workspaceFolders ?? [];
     const found = await Promise.all(folders.map((f) => readWorkspace(f.uri.fsPath).catch(() => undefined)));
     bugWorkspace = found.find((w) => w !== undefined);
+    study.setWorkspace(bugWorkspace);
     await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.inBugWorkspace, bugWorkspace !== undefined);
     statusBar.update();
     bugsTree.refresh();

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { COMMAND_CATEGORY, COMMANDS, CONTEXT_KEYS, CONTEXT_VALUES, VIEWS } from '../../src/extension/commands';
 import { SETTINGS } from '../../src/extension/settings';
+import { STUDY_SETTINGS } from '../../src/extension/studySettings';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -81,7 +82,7 @@ describe('extension manifest (package.json) vs src/extension tables', () => {
   });
 
   it('declares exactly the settings the extension reads', () => {
-    assert.deepEqual(Object.keys(contributes.configuration.properties).sort(), Object.values(SETTINGS).sort());
+    assert.deepEqual(Object.keys(contributes.configuration.properties).sort(), [...Object.values(SETTINGS), ...Object.values(STUDY_SETTINGS)].sort());
   });
 
   it('activates lazily: no "*" and no events VS Code 1.100 generates itself', () => {
