@@ -26,6 +26,20 @@ function webviewEntries() {
   return entries;
 }
 
+/**
+ * zod's `z` namespace re-exports every locale (~380 kB); webviews only ever show
+ * English messages, so the locales module is replaced by English alone there.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`) ? { path: path.join(path.dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-en' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({ contents: "export { default as en } from './en.js';", loader: 'js', resolveDir: path.dirname(args.path) }));
+  },
+};
+
 async function main() {
   const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning' };
   const configs = nodeBuilds
@@ -33,7 +47,8 @@ async function main() {
     .map((b) => ({ ...common, ...b, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals }));
   const web = webviewEntries();
   if (Object.keys(web).length > 0) {
-    configs.push({ ...common, entryPoints: web, outdir: 'dist', platform: 'browser', format: 'iife', target: 'es2022' });
+    // Always minified: a webview (and the HTML export, which inlines it) parses the whole bundle before its first paint.
+    configs.push({ ...common, minify: true, entryPoints: web, outdir: 'dist', platform: 'browser', format: 'iife', target: 'es2022', plugins: [zodEnglishOnly] });
   }
   if (watch) {
     for (const c of configs) await (await esbuild.context(c)).watch();
