@@ -14,6 +14,7 @@ import { ReproducerRuns } from './reproducer';
 import { parseSettings } from './settings';
 import { ClusterStatusBar } from './statusBar';
 import { TimelinePanel } from './timelinePanel';
+import { AgentPanel } from './agentPanel';
 import { ComparisonView } from './comparisonView';
 import { StudySession } from './studyAttempt';
 import { parseStudySettings } from './studySettings';
@@ -21,7 +22,7 @@ import { parseStudySettings } from './studySettings';
 type Handler = (arg?: unknown) => Promise<void> | void;
 
 /** Kept for deactivate(), which gets no context: nothing the window started may outlive it. */
-let running: { session: ClusterSession; reproducers: ReproducerRuns } | undefined;
+let running: { session: ClusterSession; reproducers: ReproducerRuns; agent?: AgentPanel } | undefined;
 
 /** What activate() returns: the trees, so the @vscode/test-electron suite can read what the views show. */
 export interface DDBenchApi {
@@ -46,6 +47,9 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   clusterTree.attach(clusterView);
   const statusBar = new ClusterStatusBar(session, () => bugWorkspace);
   const timeline = new TimelinePanel(context, output, session, () => bugWorkspace);
+  const agent = new AgentPanel(context, output, () => bugWorkspace);
+  running.agent = agent;
+  context.subscriptions.push(agent);
   context.subscriptions.push(output, store, session, bugsTree, bugsView, clusterTree, clusterView, statusBar, timeline);
 
   const study = new StudySession(context, output, () => store.get(), settings, () => parseStudySettings((key) => vscode.workspace.getConfiguration().get(key)));
@@ -112,6 +116,11 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     showTimeline: (arg) => timeline.showLatest(arg),
     showTrialTimeline: () => timeline.pickTrial(),
     showFileTimeline: (arg) => (arg === undefined ? timeline.pickFiles() : timeline.showLatest(arg)),
+    openAgent: () => agent.show(),
+    setAgentApiKey: () => agent.setKey(),
+    clearAgentApiKey: () => agent.clearKey(),
+    acceptAgentPatch: (arg) => agent.reviewFromEditor('accepted', arg),
+    rejectAgentPatch: (arg) => agent.reviewFromEditor('rejected', arg),
   };
   for (const name of Object.keys(handlers) as CommandName[]) {
     const spec = COMMANDS[name];
@@ -158,5 +167,5 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
 export async function deactivate(): Promise<void> {
   const current = running;
   running = undefined;
-  if (current) await Promise.allSettled([current.session.stop(), current.reproducers.cancelAll()]);
+  if (current) await Promise.allSettled([current.session.stop(), current.reproducers.cancelAll(), current.agent?.stop()]);
 }

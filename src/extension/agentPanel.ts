@@ -1,0 +1,257 @@
+/**
+ * The agent panel: a webview over core/agent. The host owns the run (in this
+ * extension host process), keeps its events so the webview can be rebuilt at any
+ * time (`ready` → `init` with everything so far), opens each proposed patch in the
+ * diff editor and applies accepted ones. The webview only shows and asks.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { runAgent } from '../core/agent/agent';
+import type { AgentEvent } from '../core/agent/events';
+import { agentSettingsOf, DEFAULT_PANEL_SETTINGS, PanelSettings, PROTOCOL_VERSION, ToHost, type Review, type ToWebview } from '../core/agent/panel-protocol';
+import { appendToTrajectory } from '../core/agent/trajectory';
+import type { WorkspaceInfo } from '../core/bugs/workspace';
+import { UserError } from '../core/errors';
+import { AgentKeys } from './agentKeys';
+import { Proposals } from './agentProposals';
+import { errorMessage, reportError } from './present';
+
+export const AGENT_VIEW_TYPE = 'ddbench.agent';
+const SETTINGS_KEY = 'ddbench.agent.panelSettings';
+
+interface Run {
+  number: number;
+  workspace: WorkspaceInfo;
+  abort: AbortController;
+  /** Every event but the streamed deltas (the replies carry the full text), for rebuilding the view. */
+  events: AgentEvent[];
+  reviews: Review[];
+  trajectory: string | undefined;
+  finished: Promise<void>;
+  running: boolean;
+}
+
+export class AgentPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private run: Run | undefined;
+  private runs = 0;
+  private readonly keys: AgentKeys;
+  private readonly proposals = new Proposals();
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+    private readonly workspace: () => WorkspaceInfo | undefined,
+  ) {
+    this.keys = new AgentKeys(context.secrets);
+    context.subscriptions.push(
+      this.proposals,
+      vscode.window.registerWebviewPanelSerializer(AGENT_VIEW_TYPE, { deserializeWebviewPanel: async (panel) => this.attach(panel) }),
+    );
+  }
+
+  show(): void {
+    if (this.panel) this.panel.reveal(undefined, false);
+    else this.attach(vscode.window.createWebviewPanel(AGENT_VIEW_TYPE, 'DDBench Agent', vscode.ViewColumn.Active, this.webviewOptions()));
+  }
+
+  async setKey(): Promise<void> {
+    const key = await vscode.window.showInputBox({ title: 'DDBench: API key for the agent', prompt: 'Stored in VS Code SecretStorage; never written to a file or log.', password: true, ignoreFocusOut: true });
+    if (!key?.trim()) return;
+    await this.keys.store(key.trim());
+    await this.postKey();
+  }
+
+  async clearKey(): Promise<void> {
+    await this.keys.clear();
+    await this.postKey();
+  }
+
+  /** Accept or reject from the diff editor's title bar (the argument is the editor's document). */
+  async reviewFromEditor(decision: Review['decision'], arg: unknown): Promise<void> {
+    const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+    const key = uri ? this.proposals.keyOf(uri) : undefined;
+    if (!key) throw new UserError('this editor shows no patch proposed by the agent');
+    const [run, attempt] = key.split('/').map((p) => Number(p.slice(1)));
+    await this.review(decision, run!, attempt!);
+  }
+
+  /** Stops the run, if any, and waits until its trial clusters are gone. */
+  async stop(): Promise<void> {
+    this.run?.abort.abort();
+    await this.run?.finished;
+  }
+
+  dispose(): void {
+    this.run?.abort.abort();
+    this.panel?.dispose();
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    this.panel = panel;
+    panel.webview.options = this.webviewOptions();
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'icons', 'ddbench.svg');
+    const subscription = panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw));
+    panel.onDidDispose(() => {
+      subscription.dispose();
+      if (this.panel === panel) this.panel = undefined;
+    });
+    panel.webview.html = this.html(panel.webview);
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = ToHost.safeParse(raw);
+    if (!parsed.success) {
+      this.output.appendLine(`[agent] ignored a malformed message from the panel: ${parsed.error.issues[0]?.message ?? ''}`);
+      return;
+    }
+    const msg = parsed.data;
+    try {
+      switch (msg.type) {
+        case 'ready':
+          return await this.init();
+        case 'saveSettings':
+          return await this.context.globalState.update(SETTINGS_KEY, msg.settings);
+        case 'setKey':
+          await this.keys.store(msg.key);
+          return await this.postKey();
+        case 'clearKey':
+          return await this.clearKey();
+        case 'start':
+          await this.context.globalState.update(SETTINGS_KEY, msg.settings);
+          return await this.start(msg.settings);
+        case 'stop':
+          return this.run?.abort.abort();
+        case 'showDiff':
+          return await this.proposals.show(this.keyFor(this.current().number, msg.attempt), `agent attempt ${msg.attempt}`);
+        case 'accept':
+        case 'reject':
+          return await this.review(msg.type === 'accept' ? 'accepted' : 'rejected', this.current().number, msg.attempt);
+        case 'openTrajectory': {
+          const file = this.run?.trajectory;
+          if (file) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+          return;
+        }
+      }
+    } catch (err) {
+      this.post({ type: 'error', message: errorMessage(err) });
+      reportError(this.output, `Agent panel: ${msg.type}`, err);
+    }
+  }
+
+  private async init(): Promise<void> {
+    const settings = this.settings();
+    const ws = this.run?.workspace ?? this.workspace();
+    this.post({
+      type: 'init',
+      protocol: PROTOCOL_VERSION,
+      settings,
+      key: await this.keys.status(settings.apiKeyEnv),
+      workspace: ws ? { bugId: ws.bugId, dir: ws.dir } : null,
+      running: this.run?.running ?? false,
+      events: this.run?.events ?? [],
+      reviews: this.run?.reviews ?? [],
+    });
+  }
+
+  private async start(settings: PanelSettings): Promise<void> {
+    if (this.run?.running) throw new UserError('the agent is already running; stop it first');
+    const workspace = this.workspace();
+    if (!workspace) throw new UserError('this window has no bug workspace open; use "DDBench: Open Bug" first');
+    const apiKey = await this.keys.resolve(settings.apiKeyEnv);
+    const abort = new AbortController();
+    const run: Run = { number: ++this.runs, workspace, abort, events: [], reviews: [], trajectory: undefined, finished: Promise.resolve(), running: true };
+    this.run = run;
+    await this.init();
+    this.output.appendLine(`[agent] run ${run.number}: ${workspace.bugId} with ${settings.model} at ${settings.baseUrl} (${settings.condition})`);
+    run.finished = runAgent({ workspace: workspace.dir, settings: agentSettingsOf(settings), ...(apiKey && { apiKey }), signal: abort.signal, onEvent: (e) => this.onEvent(run, e) })
+      .then((result) => this.output.appendLine(`[agent] run ${run.number}: ${result.verified ? 'verified' : 'not verified'} (${result.stopReason}${result.error ? `: ${result.error}` : ''}); trajectory ${result.trajectory}`))
+      .catch((err: unknown) => {
+        this.post({ type: 'error', message: errorMessage(err) });
+        reportError(this.output, 'The agent run', err);
+      })
+      .finally(() => {
+        run.running = false;
+        if (this.run === run) this.post({ type: 'running', running: false });
+      });
+  }
+
+  private onEvent(run: Run, e: AgentEvent): void {
+    if (e.type !== 'delta') run.events.push(e);
+    if (e.type === 'started') run.trajectory = e.trajectory;
+    if (e.type === 'attempt') {
+      const key = this.keyFor(run.number, e.attempt.attempt);
+      this.proposals.add(key, run.workspace.dir, e.attempt);
+      // Opened beside the panel without taking the focus from whatever the person is doing.
+      this.proposals.show(key, `agent attempt ${e.attempt.attempt}`).catch((err: unknown) => reportError(this.output, 'Showing the proposed patch', err));
+    }
+    if (this.run === run) this.post({ type: 'event', event: e });
+  }
+
+  private async review(decision: Review['decision'], runNumber: number, attempt: number): Promise<void> {
+    const key = this.keyFor(runNumber, attempt);
+    let edited = false;
+    if (decision === 'accepted') {
+      const done = await this.proposals.accept(key);
+      if (!done) return;
+      edited = done.edited;
+    } else await this.proposals.reject(key);
+    const review: Review = { attempt, decision, edited };
+    const run = this.run?.number === runNumber ? this.run : undefined;
+    if (run) {
+      run.reviews.push(review);
+      if (run.trajectory) appendToTrajectory(run.trajectory, { type: 'review', attempt, decision, edited, time: new Date().toISOString() });
+      this.post({ type: 'review', review });
+    }
+    this.output.appendLine(`[agent] attempt ${attempt} of run ${runNumber} ${decision}${edited ? ' (edited first)' : ''}`);
+  }
+
+  private current(): Run {
+    if (!this.run) throw new UserError('there is no agent run');
+    return this.run;
+  }
+
+  private keyFor(run: number, attempt: number): string {
+    return `r${run}/a${attempt}`;
+  }
+
+  private settings(): PanelSettings {
+    const saved = PanelSettings.safeParse(this.context.globalState.get(SETTINGS_KEY));
+    return saved.success ? saved.data : DEFAULT_PANEL_SETTINGS;
+  }
+
+  private async postKey(): Promise<void> {
+    this.post({ type: 'key', key: await this.keys.status(this.settings().apiKeyEnv) });
+  }
+
+  private post(msg: ToWebview): void {
+    void this.panel?.webview.postMessage(msg);
+  }
+
+  private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media')] };
+  }
+
+  private html(webview: vscode.Webview): string {
+    const media = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media');
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'agent.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'agent.css'));
+    const csp = `default-src 'none'; img-src ${webview.cspSource} data:; font-src ${webview.cspSource}; style-src ${webview.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';`;
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>DDBench Agent</title>
+<link rel="stylesheet" nonce="${nonce}" href="${style.toString()}">
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>
+`;
+  }
+}
