@@ -1,0 +1,50 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type Docker from 'dockerode';
+import { loadCatalog } from '../../src/core/bugs/catalog';
+import { BUILT_REPO } from '../../src/core/cluster/docker/node-image';
+import { LABEL } from '../../src/core/cluster/docker/run-labels';
+import { validateBug } from '../../src/core/repro/verify';
+import { dockerOrSkip } from '../helpers/docker';
+
+/**
+ * The raftkv bugs validated on the docker backend, at each bug's own trial count: the
+ * reproducer fails on the buggy code in at least 90% of live trials with every node in
+ * a container, passes on the fix in all, and the regression checks pass. Simulation does
+ * not depend on the backend, so it is left to the process-backend validation.
+ */
+describe('bug set validation on the docker backend', function () {
+  this.timeout(60 * 60_000);
+  let docker: Docker;
+
+  before(async function () {
+    docker = await dockerOrSkip(this);
+  });
+
+  it('validates every raftkv bug with its nodes in containers, leaving no container, network or image layer', async () => {
+    const catalog = await loadCatalog();
+    const bugs = catalog.bugs.filter((b) => b.system === 'raftkv');
+    assert.ok(bugs.length > 0);
+    const danglingBefore = (await docker.listImages({ filters: { dangling: ['true'] } })).length;
+    const runs = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-validate-docker-'));
+    try {
+      const failures: string[] = [];
+      for (const bug of bugs) {
+        const r = await validateBug(catalog, bug, { keepRuns: runs, sim: false, backend: { backend: 'docker' } });
+        console.log(`      ${bug.id}: buggy fails ${r.buggy.failed}/${r.buggy.trials.length}, fixed passes ${r.fixed.passed}/${r.fixed.trials.length}`);
+        assert.equal(r.buggy.trials.length, bug.manifest.reproducer.trials);
+        if (!r.ok) failures.push(`${bug.id}: ${r.problems.join('; ')}`);
+      }
+      assert.deepEqual(failures, []);
+    } finally {
+      fs.rmSync(runs, { recursive: true, force: true });
+    }
+    const ours = { label: [`${LABEL.harnessPid}=${process.pid}`] };
+    assert.deepEqual(await docker.listContainers({ all: true, filters: ours }), [], 'containers left behind');
+    assert.deepEqual(await docker.listNetworks({ filters: ours }), [], 'networks left behind');
+    assert.equal((await docker.listImages({ filters: { dangling: ['true'] } })).length, danglingBefore, 'image layers left behind');
+    assert.equal((await docker.listImages({ filters: { reference: [`${BUILT_REPO}:*`] } })).length, 1, 'one cached node image');
+  });
+});
