@@ -41,8 +41,8 @@ describe('ddbench bench: interrupted and resumed', function () {
   });
 
   function bench(out: string) {
-    const args = [cli, 'bench', '--bugs', 'all', '--models', 'model-a,model-b', '--conditions', 'symptom-only,context-augmented', '--out', out, '--base-url', server.url, '--trials', '1', '--concurrency', '1'];
-    const child = spawn(process.execPath, args, { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, DDBENCH_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [cli, 'bench', '--bugs', 'all', '--models', 'model-a,model-b', '--conditions', 'symptom-only,context-augmented', '--out', out, '--base-url', server.url, '--trials', '1', '--concurrency', '1', '--api-key-env', 'DDBENCH_TEST_KEY'];
+    const child = spawn(process.execPath, args, { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, DDBENCH_TEST_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

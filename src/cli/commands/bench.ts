@@ -22,6 +22,7 @@ export interface BenchOpts {
   shard?: string;
   out: string;
   baseUrl?: string;
+  apiKeyEnv?: string;
   trials?: number;
   maxSteps?: number;
   maxAttempts?: number;
@@ -29,9 +30,6 @@ export interface BenchOpts {
   protocol?: string;
   json?: boolean;
 }
-
-/** The API key comes from the environment only, so it never lands in a shell history, a record or a trajectory. */
-export const API_KEY_ENV = ['DDBENCH_API_KEY', 'OPENAI_API_KEY'] as const;
 
 /**
  * `ddbench bench`: every bug × model × condition × repeat through the agent harness,
@@ -62,7 +60,9 @@ export async function commandBench(o: BenchOpts, toolVersion: string): Promise<n
     limits: { ...(o.maxSteps !== undefined && { maxSteps: o.maxSteps }), ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }), ...(o.maxCost !== undefined && { maxCostUsd: o.maxCost }) },
   };
   const baseUrl = o.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
-  const apiKey = API_KEY_ENV.map((k) => process.env[k]).find((v) => v);
+  // From the environment only (as `ddbench agent`), so the key is never in a shell history, a record or a trajectory.
+  const apiKey = process.env[o.apiKeyEnv ?? 'OPENAI_API_KEY'] || undefined;
+  if (o.apiKeyEnv && !apiKey) throw new UserError(`--api-key-env ${o.apiKeyEnv}: that environment variable is not set`);
   progress(`bench: ${jobs.length} run(s)${shard ? ` in shard ${shard.index}/${shard.count}` : ''} (${bugs.length} bug(s) × ${models.length} model(s) × ${conditions.length} condition(s) × ${o.repeats}${shard ? ', this shard’s share' : ''}); ${jobs.filter((j) => completed.has(j.key)).length} already recorded; records: ${recordsDir}`);
 
   const stop = new AbortController();
