@@ -27,7 +27,7 @@ export interface ExportSummary {
 /** Writes a loaded store in `format` to `out` (streaming; `out` appears only when complete). */
 export async function exportStore(store: EventStore, format: ExportFormat, out: string): Promise<ExportSummary> {
   let flows = 0;
-  if (format === 'chrome') flows = (await writeChromeTrace(store, out)).flows;
+  if (format === 'chrome') flows = await writeChromeTrace(store, out);
   else await writeShiviz(store, out);
   const hb = causality(store);
   return {

@@ -33,7 +33,7 @@ function eventText(msg: string | undefined, kind: string): string {
   return text === '' ? `(${kind})` : text;
 }
 
-export async function writeShiviz(store: EventStore, out: string): Promise<{ events: number }> {
+export async function writeShiviz(store: EventStore, out: string): Promise<void> {
   const hb = causality(store);
   await writeTextFile(out, async (w) => {
     await w.write(`${SHIVIZ_EXPORT_REGEX}\n\n`);
@@ -42,7 +42,6 @@ export async function writeShiviz(store: EventStore, out: string): Promise<{ eve
       await w.write(`${eventText(e.msg, e.kind)}\n${hostName(e.node)} ${clockText(hb.clockOf(i))} ${e.kind} ${JSON.stringify(e)}\n`);
     }
   });
-  return { events: store.size };
 }
 
 export interface ShivizHeader {
