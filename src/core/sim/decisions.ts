@@ -12,7 +12,7 @@ export interface Decision {
   at: number;
   /** What it applied to, e.g. `n1→n2 MsgApp n1:17`. */
   subject: string;
-  /** µs for delays and latencies; 1 or 0 for chances. */
+  /** In the kind's unit: µs for latencies, jitter and spawn delays, ms for fault delays (as rules give them), 1 or 0 for chances. */
   value: number;
   fallback: number;
 }

@@ -10,7 +10,7 @@ const Range = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegat
 export const SimOptions = z.strictObject({
   /** Router-to-endpoint latency of each message copy, µs (loopback TCP plus event-loop delay). */
   latencyUs: Range.default([100, 2000]),
-  /** How late a timer may fire, µs (Node timers fire a little late, never early). */
+  /** How late a node's timer may fire, µs (Node timers fire a little late, never early); the scenario's own sleeps are exact. */
   timerJitterUs: z.number().int().nonnegative().default(1000),
   /** From start or restart to the node's code running, µs (process spawn and module load). */
   spawnDelayUs: Range.default([1000, 50_000]),
