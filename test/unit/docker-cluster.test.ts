@@ -5,6 +5,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
+import { loadCatalog } from '../../src/core/bugs/catalog';
+import { openWorkspace } from '../../src/core/bugs/workspace';
 import { connectEngine, createCluster, DockerCluster, reapDockerLeftovers } from '../../src/core/cluster';
 import { engineError } from '../../src/core/cluster/docker/engine';
 import { netemCommand } from '../../src/core/cluster/docker/netem';
@@ -12,6 +14,7 @@ import { BUILT_REPO } from '../../src/core/cluster/docker/node-image';
 import { LABEL } from '../../src/core/cluster/docker/run-labels';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { UserError } from '../../src/core/errors';
+import { launchWorkspaceCluster } from '../../src/core/repro/launch';
 import { Event } from '../../src/core/events/event';
 import type { Json } from '../../src/runtime/types';
 import { ensureLiveHost } from '../fixtures/live-host-build';
@@ -290,6 +293,26 @@ describe('docker cluster', function () {
         if (ref !== undefined) await docker.getImage(ref).remove();
       }
       assert.equal(await danglingImages(docker), danglingBefore, 'no untagged image layers left');
+    });
+
+    it("launches a bug workspace's cluster in containers, as `ddbench up --backend docker` and Launch Cluster do", async () => {
+      const catalog = await loadCatalog();
+      const bug = catalog.bugs[0];
+      assert.ok(bug !== undefined);
+      const ws = await openWorkspace(catalog, bug.id, path.join(newRunDir(), 'ws'));
+      const cluster = await launchWorkspaceCluster(ws, { backend: { backend: 'docker' }, inspect: true });
+      try {
+        const nodes = cluster.nodes();
+        assert.ok(nodes.length > 0);
+        for (const n of nodes) {
+          assert.equal(n.status, 'running');
+          assert.match(n.container ?? '', /^ddbench-up-/);
+          assert.ok(n.inspectPort !== undefined && n.statePort !== undefined);
+        }
+        assert.ok(cluster.runDir.startsWith(ws));
+      } finally {
+        await cluster.stop();
+      }
     });
 
     it("fails start with the node's own error, leaving no container or network", async () => {
