@@ -1,6 +1,8 @@
+import type { Verdict } from '../repro/trial';
 import type { SimOptionsInput } from './options';
 import type { SimTrialResult } from './sim-trial';
-import type { Verdict } from '../repro/trial';
+
+// What a seed search takes and gives, shared by the in-thread search (seeds.ts) and the worker pool (pool.ts).
 
 export interface SeedSearchOptions {
   /** How many seeds to run. */
