@@ -4,6 +4,7 @@ import { AgentSettings, type AgentSettingsInput } from '../../core/agent/config'
 import type { AgentEvent } from '../../core/agent/events';
 import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
+import { recordAgentRun } from '../../core/study/agent';
 import { EXIT, printJson, progress, say } from '../output';
 import { workspaceFor } from './up';
 
@@ -61,6 +62,8 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
   process.once('SIGINT', onSigint);
   try {
     const result = await runAgent({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal: controller.signal, onEvent: printEvent });
+    // Recorded beside people's attempts in the workspace, for `ddbench report` and the comparison view.
+    await recordAgentRun(dir, result, checked.data.baseUrl);
     if (o.json) printJson(result);
     else {
       const t = result.totals;

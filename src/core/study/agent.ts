@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { AgentResult, Attempt as AgentAttempt, StopReason } from '../agent/events';
 import { readTrajectory } from '../agent/trajectory';
+import { packageRoot } from '../paths';
+import { resolveWorkspace } from '../repro/launch';
 import { patchStat } from './patch-metrics';
 import { SCHEMA_VERSION, type AttemptRecord, type AttemptStatus, type EndpointKind, type Verification } from './schema';
+import { appendRecords, ATTEMPTS_FILE, workspaceRecordsDir } from './store';
 
 export interface AgentRecordContext {
   bug: { id: string; system: string; tier: 1 | 2 | 3 };
@@ -56,6 +60,24 @@ export function agentAttemptRecord(result: AgentResult, ctx: AgentRecordContext)
     ...(ctx.bench && { bench: ctx.bench }),
     tool: { name: 'ddbench', version: ctx.toolVersion },
   };
+}
+
+/**
+ * Appends an agent run to its workspace's records, beside people's attempts there. A run
+ * the user stopped is no attempt at the bug and is left out.
+ */
+export async function recordAgentRun(workspaceDir: string, result: AgentResult, baseUrl: string): Promise<AttemptRecord | undefined> {
+  if (result.stopReason === 'stopped') return undefined;
+  const ws = await resolveWorkspace(workspaceDir);
+  const record = agentAttemptRecord(result, { bug: { id: ws.bug.id, system: ws.bug.system, tier: ws.bug.tier }, baseUrl, toolVersion: ddbenchVersion() });
+  appendRecords(path.join(workspaceRecordsDir(ws.info.dir), ATTEMPTS_FILE), [record]);
+  return record;
+}
+
+/** This package's version, recorded with every attempt it writes. */
+export function ddbenchVersion(): string {
+  const pkg: unknown = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8'));
+  return typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
 /** Agents stop for many reasons; the record keeps the reason (agent.stopReason) and files the outcome under a status people share. */

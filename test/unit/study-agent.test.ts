@@ -1,0 +1,102 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { AgentResult } from '../../src/core/agent/events';
+import { agentAttemptRecord, endpointOf, recordAgentRun } from '../../src/core/study/agent';
+import { loadRecords } from '../../src/core/study/collect';
+import { AttemptRecord } from '../../src/core/study/schema';
+import { workspaceRecordsDir } from '../../src/core/study/store';
+import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../helpers/agent-fixture';
+import { REF_FIX } from './study-fixtures';
+
+describe("study: an agent run as an attempt record", () => {
+  let ws: Awaited<ReturnType<typeof openTestWorkspace>>;
+  let savedBugs: string | undefined;
+  before(() => {
+    savedBugs = process.env.DDBENCH_BUGS;
+    process.env.DDBENCH_BUGS = AGENT_BUGSET;
+  });
+  after(() => {
+    if (savedBugs === undefined) delete process.env.DDBENCH_BUGS;
+    else process.env.DDBENCH_BUGS = savedBugs;
+  });
+  beforeEach(async () => (ws = await openTestWorkspace(AGENT_BUGSET, COUNTER_BUG)));
+  afterEach(() => ws.dispose());
+
+  /** A finished run's result and trajectory, as the harness writes them: a failed attempt at 40 s, a verified one at 95 s. */
+  function finishedRun(over: Partial<AgentResult> = {}): AgentResult {
+    const runDir = path.join(ws.dir, '.ddbench', 'runs', 'agent-test');
+    fs.mkdirSync(runDir, { recursive: true });
+    const trajectory = path.join(runDir, 'trajectory.jsonl');
+    const attempt = (n: number, verified: boolean) => ({
+      attempt: n,
+      patch: REF_FIX,
+      files: [],
+      verified,
+      summary: '',
+      reproducer: { passed: verified ? 1 : 0, total: 1, trials: [{ scenario: 'add-twice', index: 0, seed: 1, verdict: verified ? 'pass' : 'fail' }] },
+      regression: [{ scenario: 'basic', passed: 1, total: 1 }],
+      ms: 3000,
+    });
+    const lines = [
+      { t: 0, type: 'start', time: '2026-03-02T10:00:00.000Z', bugId: COUNTER_BUG, workspace: ws.dir, settings: {}, tools: [] },
+      { t: 40_000, type: 'attempt', attempt: attempt(1, false) },
+      { t: 95_000, type: 'attempt', attempt: attempt(2, true) },
+    ];
+    fs.writeFileSync(trajectory, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    return {
+      bugId: COUNTER_BUG,
+      model: 'gpt-4o',
+      condition: 'context-augmented',
+      protocol: 'tools',
+      verified: true,
+      stopReason: 'verified',
+      attempts: 2,
+      steps: 9,
+      tokens: 12_000,
+      totals: { steps: 9, attempts: 2, promptTokens: 11_000, completionTokens: 1000, tokens: 12_000, tokensEstimated: false, costUsd: 0.0375, priced: true, evidenceTokens: 3000, wallMs: 100_000 },
+      patch: REF_FIX,
+      trajectory,
+      runDir,
+      ...over,
+    };
+  }
+
+  it('maps the result and its trajectory: timing of each verification, time to fix, usage, endpoint', () => {
+    const r = agentAttemptRecord(finishedRun(), { bug: { id: COUNTER_BUG, system: 'counter', tier: 1 }, baseUrl: 'https://api.openai.com/v1', toolVersion: '0.1.0' });
+    assert.ok(AttemptRecord.safeParse(r).success);
+    assert.deepEqual(r.actor, { kind: 'agent', model: 'gpt-4o', condition: 'context-augmented', protocol: 'tools', endpoint: { kind: 'openai', host: 'api.openai.com' } });
+    assert.deepEqual([r.status, r.attempts, r.timeToFixMs, r.startedAt, r.endedAt], ['verified', 2, 95_000, '2026-03-02T10:00:00.000Z', '2026-03-02T10:01:40.000Z']);
+    assert.deepEqual(r.verifications.map((v) => [v.elapsedMs, v.verified, v.reproducer?.passed, v.regression.length]), [
+      [40_000, false, 0, 1],
+      [95_000, true, 1, 1],
+    ]);
+    assert.deepEqual([r.agent?.tokens, r.agent?.costUsd, r.agent?.steps, r.agent?.stopReason], [12_000, 0.0375, 9, 'verified']);
+    assert.deepEqual([r.patch?.added, r.patch?.removed], [1, 1]);
+  });
+
+  it('files stop reasons under statuses people share', () => {
+    const ctx = { bug: { id: COUNTER_BUG, system: 'counter', tier: 1 as const }, baseUrl: 'http://localhost:11434/v1', toolVersion: '0' };
+    const status = (stopReason: AgentResult['stopReason']) => agentAttemptRecord(finishedRun({ verified: false, stopReason, trajectory: '' }), ctx).status;
+    assert.deepEqual(
+      (['step-limit', 'attempt-limit', 'cost-limit', 'format-errors', 'time-limit', 'error', 'stopped'] as const).map(status),
+      ['not-verified', 'not-verified', 'not-verified', 'not-verified', 'timed-out', 'error', 'abandoned'],
+    );
+  });
+
+  it('records a run in its workspace, and leaves out a run the user stopped', async () => {
+    const r = await recordAgentRun(ws.dir, finishedRun(), 'http://127.0.0.1:8080/v1');
+    assert.ok(r);
+    assert.equal(await recordAgentRun(ws.dir, finishedRun({ verified: false, stopReason: 'stopped' }), 'http://127.0.0.1:8080/v1'), undefined);
+    const set = loadRecords([workspaceRecordsDir(ws.dir)]);
+    assert.deepEqual(set.attempts.map((a) => [a.id, a.bug.tier, a.tool?.version]), [[r.id, 1, JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')).version]]);
+  });
+
+  it('classifies endpoints by host, keeping nothing but the host', () => {
+    assert.deepEqual(endpointOf('https://api.openai.com/v1'), { kind: 'openai', host: 'api.openai.com' });
+    assert.deepEqual(endpointOf('https://my-res.openai.azure.com/openai/deployments/x'), { kind: 'azure', host: 'my-res.openai.azure.com' });
+    for (const local of ['http://localhost:11434/v1', 'http://127.0.0.1:8000/v1', 'http://192.168.1.20:8080/v1', 'http://[::1]:8000/v1', 'http://10.0.0.5/v1']) assert.equal(endpointOf(local).kind, 'local', local);
+    assert.deepEqual(endpointOf('https://user:secret@example.com/v1?key=k'), { kind: 'other', host: 'example.com' });
+    assert.deepEqual(endpointOf('not a url'), { kind: 'other', host: '' });
+  });
+});
