@@ -18,9 +18,9 @@ export interface IntervalRow {
   note: string;
 }
 
-const W = 720;
+const W = 780;
 const LABEL_W = 230;
-const NOTE_W = 130;
+const NOTE_W = 180;
 const ROW_H = 22;
 const AXIS_H = 22;
 

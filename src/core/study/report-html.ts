@@ -77,10 +77,12 @@ export function reportBody(r: Report): string {
   }
   parts.push(
     `<h2>Attempts</h2>`,
+    r.attempts.length > 30 ? `<details><summary>${r.attempts.length} attempts</summary>` : '',
     table(
       ['bug', 'group', 'participant', 'status', 'started', 'time to fix', 'submissions', 'patch lines', 'similarity'],
       r.attempts.map((a) => [a.bugId, a.group, a.participant ?? '', a.status, a.startedAt.replace('T', ' ').slice(0, 16), minutes(a.timeToFixMs), String(a.submissions), a.patchLines === null ? '' : String(a.patchLines), a.similarity === null ? '' : a.similarity.toFixed(2)]),
     ),
+    r.attempts.length > 30 ? '</details>' : '',
     `<p class="meta">Similarity to the reference fix: Jaccard index of the two patches' changed lines (each added or removed line, by file, whitespace collapsed); 1 is the same change, 0 nothing in common.</p>`,
   );
   return parts.join('');
@@ -108,7 +110,7 @@ function heatmap(r: Report): string {
 
 function summaryTable(rows: [string, Summary][]): string {
   return table(
-    ['group', 'pass rate', '95% CI', 'median time to fix', 'submissions', 'patch lines', 'similarity', 'tokens', 'cost', 'gave up', 'timed out'],
+    ['group', 'pass rate', '95% CI', 'time to fix', 'submissions', 'patch lines', 'similarity', 'tokens', 'cost', 'total cost', 'gave up', 'timed out'],
     rows.map(([g, s]) => [
       g,
       rateText(s),
@@ -118,7 +120,8 @@ function summaryTable(rows: [string, Summary][]): string {
       num(s.patchLines, 0),
       num(s.similarity, 2),
       s.tokens === null ? '' : Math.round(s.tokens).toLocaleString('en'),
-      s.costUsd === null ? '' : `$${s.costUsd.toFixed(3)} (total $${s.totalCostUsd.toFixed(2)})`,
+      s.costUsd === null ? '' : `$${s.costUsd.toFixed(3)}`,
+      s.costUsd === null ? '' : `$${s.totalCostUsd.toFixed(2)}`,
       String(s.gaveUp),
       String(s.timedOut),
     ]),
@@ -183,7 +186,7 @@ export const REPORT_CSS = `
 .ddbench-report{max-width:1100px;margin:0 auto;padding:16px 24px}
 .ddbench-report h1{font-size:1.5em;margin:.2em 0}.ddbench-report h2{font-size:1.15em;margin:1.6em 0 .5em;border-bottom:1px solid var(--line);padding-bottom:.2em}
 .ddbench-report .meta{color:var(--muted)}
-.ddbench-report table.grid{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}
+.ddbench-report table.grid{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums;display:block;max-width:100%;overflow-x:auto}
 .ddbench-report table.grid th,.ddbench-report table.grid td{border:1px solid var(--line);padding:3px 8px;text-align:left;white-space:nowrap}
 .ddbench-report figure.chart{margin:.8em 0}.ddbench-report figcaption{font-weight:600;margin-bottom:.3em}
 .ddbench-report svg text{fill:var(--fg);font-size:12px}.ddbench-report svg .tick,.ddbench-report svg .note{fill:var(--muted)}
