@@ -14,7 +14,7 @@ import { ToHost, ViewState, type ComparisonSource, type ToView } from '../core/s
 import { reportError } from './present';
 import type { StudySession } from './studyAttempt';
 
-export const COMPARISON_VIEW_TYPE = 'ddbench.comparison';
+const COMPARISON_VIEW_TYPE = 'ddbench.comparison';
 
 /**
  * The comparison of attempts in a webview: the current workspace's records, or records

@@ -132,7 +132,7 @@ export interface BugInfo {
 
 export const PEOPLE = 'people';
 
-export function groupOf(r: AttemptRecord): GroupRef {
+function groupOf(r: AttemptRecord): GroupRef {
   return r.actor.kind === 'human'
     ? { id: PEOPLE, kind: 'people' }
     : { id: `${r.actor.model} · ${r.actor.condition}`, kind: 'agent', model: r.actor.model, condition: r.actor.condition };
@@ -200,7 +200,7 @@ export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, 
   };
 }
 
-export function rateOf(passed: number, n: number): Rate {
+function rateOf(passed: number, n: number): Rate {
   return { n, passed, rate: n ? passed / n : 0, ci: wilson(passed, n) };
 }
 

@@ -163,7 +163,6 @@ export const AttemptRecord = z.strictObject({
   tool: z.strictObject({ name: z.literal('ddbench'), version: z.string() }).optional(),
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
-export type AttemptRecordInput = z.input<typeof AttemptRecord>;
 
 /** What a person did during an attempt: sizes and names, never file contents. */
 export const Interaction = z.discriminatedUnion('kind', [
