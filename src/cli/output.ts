@@ -58,3 +58,15 @@ export function parseNumber(name: string, min: number) {
     return n;
   };
 }
+
+/** Runs long work with Ctrl-C turned into a cancellation, so running trials stop and clean up. */
+export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

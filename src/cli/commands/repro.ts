@@ -1,20 +1,17 @@
 import { runReproducer } from '../../core/repro/runner';
 import { backendOptions, type BackendOpts } from '../backend';
-import { EXIT, printJson, progress, say, type RunOpts } from '../output';
+import { EXIT, printJson, progress, say, withInterrupt, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';
 import { checkSimProgress, simLine } from '../sim-report';
 
 export async function commandRepro(dir: string, o: RunOpts & BackendOpts): Promise<number> {
-  const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
+  return withInterrupt(async (signal) => {
     const r = await runReproducer(dir, {
       backend: backendOptions(o),
       trials: o.trials,
       seed: o.seed,
       concurrency: o.concurrency,
-      signal: controller.signal,
+      signal,
       sim: o.sim,
       simSeeds: o.seeds,
       onTrial: (t, done, total) => progress(`[${done}/${total}]${trialLine(t)}`),
@@ -30,7 +27,5 @@ export async function commandRepro(dir: string, o: RunOpts & BackendOpts): Promi
     }
     const simPassed = r.sim === undefined || r.sim.failed === 0;
     return r.failed === 0 && r.trials.length > 0 && simPassed ? EXIT.ok : EXIT.failed;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  });
 }

@@ -1,6 +1,6 @@
 import { UserError } from '../../core/errors';
 import { shrinkWorkspaceSeed, simulateWorkspace } from '../../core/sim/workspace';
-import { EXIT, printJson, progress, say } from '../output';
+import { EXIT, printJson, progress, say, withInterrupt } from '../output';
 import { printShrunk, simProgress } from '../sim-report';
 
 export interface SimOpts {
@@ -17,10 +17,7 @@ export interface SimOpts {
 export const DEFAULT_CLI_SEEDS = 100;
 
 export async function commandSim(dir: string, o: SimOpts): Promise<number> {
-  const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
+  return withInterrupt(async (signal) => {
     const r = await simulateWorkspace(dir, {
       seeds: o.seeds ?? DEFAULT_CLI_SEEDS,
       from: o.from,
@@ -28,13 +25,13 @@ export async function commandSim(dir: string, o: SimOpts): Promise<number> {
       scenario: o.scenario,
       checkDeterminism: o.checkDeterminism,
       concurrency: o.concurrency,
-      signal: controller.signal,
+      signal,
       onSeed: o.json ? undefined : simProgress('sim'),
     });
     let shrunk;
     if (o.shrink && r.firstFailingSeed !== undefined) {
       if (!o.json) progress(`shrinking the schedule of seed ${r.firstFailingSeed} …`);
-      shrunk = await shrinkWorkspaceSeed(dir, r.firstFailingSeed, { scenario: o.scenario, signal: controller.signal });
+      shrunk = await shrinkWorkspaceSeed(dir, r.firstFailingSeed, { scenario: o.scenario, signal });
     }
     if (o.json) printJson({ ...r, ...(shrunk && { shrunk }) });
     else {
@@ -50,7 +47,5 @@ export async function commandSim(dir: string, o: SimOpts): Promise<number> {
     }
     if (r.nondeterministicSeeds.length > 0) throw new UserError(`the simulation is not deterministic for seeds ${r.nondeterministicSeeds.join(', ')}: the system or scenario depends on something outside rt (module-level state, Math.random, Date.now, real timers or I/O)`);
     return r.failedSeeds.length === 0 && r.seedsRun > 0 ? EXIT.ok : EXIT.failed;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  });
 }

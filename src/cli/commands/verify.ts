@@ -2,23 +2,20 @@ import * as path from 'node:path';
 import { UserError } from '../../core/errors';
 import { verifyFix, type FixSource } from '../../core/repro/verify';
 import { backendOptions, type BackendOpts } from '../backend';
-import { EXIT, printJson, progress, say, type RunOpts } from '../output';
+import { EXIT, printJson, progress, say, withInterrupt, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';
 import { checkSimProgress, simVerificationLines } from '../sim-report';
 
 export async function commandVerify(dir: string, o: RunOpts & BackendOpts & { patch?: string; reference?: boolean }): Promise<number> {
   if (o.patch && o.reference) throw new UserError('give either --patch FILE or --reference, not both');
   const source: FixSource = o.reference ? { kind: 'reference' } : o.patch ? { kind: 'patch', file: path.resolve(o.patch) } : { kind: 'workspace' };
-  const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
+  return withInterrupt(async (signal) => {
     const r = await verifyFix(dir, source, {
       backend: backendOptions(o),
       trials: o.trials,
       seed: o.seed,
       concurrency: o.concurrency,
-      signal: controller.signal,
+      signal,
       sim: o.sim,
       simSeeds: o.seeds,
       onTrial: (t, done, total) => progress(`[${done}/${total}]${trialLine(t)}`),
@@ -36,7 +33,5 @@ export async function commandVerify(dir: string, o: RunOpts & BackendOpts & { pa
       say(`runs: ${r.runDir}`);
     }
     return r.verified ? EXIT.ok : EXIT.failed;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  });
 }
