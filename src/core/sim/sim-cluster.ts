@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { format } from 'node:util';
-import { EventLog } from '../cluster/event-log';
 import type { Event } from '../events/event';
 import type { Cluster, ClusterClient, LinkFault, NodeInfo, NodeStatus } from '../cluster/types';
 import type { ScenarioClock } from '../repro/context';
@@ -9,6 +8,7 @@ import type { RuntimeEvent } from '../../runtime/runtime-event';
 import type { Json, SystemModule, TimerHandle } from '../../runtime/types';
 import type { MsgFrame } from '../../runtime/wire';
 import { DecisionSource, type Decision } from './decisions';
+import { SimEventLog } from './event-log';
 import { MemoryStore } from './memory-store';
 import { SimNetwork, type Packet } from './network';
 import { SIM_EPOCH_MS, SimOptions, type SimOptionsInput } from './options';
@@ -107,7 +107,7 @@ function snapshot<T>(value: T): T {
 export class SimCluster implements Cluster {
   readonly runDir: string;
   readonly options: SimOptions;
-  private readonly log = new EventLog();
+  private readonly log = new SimEventLog();
   private readonly scheduler: Scheduler;
   private readonly decisions: DecisionSource;
   private readonly network: SimNetwork;
@@ -490,11 +490,11 @@ export class SimCluster implements Cluster {
     // Send and receive events carry only the body, whose JSON the message has anyway.
     if (e.kind === 'send') {
       this.sending = this.inTransit(fields.body);
-      this.log.add({ ...e, fields: { body: this.sending.shown } });
+      this.log.add(e, { body: this.sending.shown });
     } else if (e.kind === 'recv' && this.delivering !== undefined && fields.body === this.delivering.body) {
-      this.log.add({ ...e, fields: { body: this.delivering.shown } });
+      this.log.add(e, { body: this.delivering.shown });
     } else {
-      this.log.add({ ...e, fields: snapshot(fields) });
+      this.log.add(e, snapshot(fields));
     }
   }
 
