@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { BACKENDS, type BackendName, type BackendOptions } from '../core/cluster';
+import { BACKENDS, backendOptions as optionsOf, type BackendName, type BackendOptions } from '../core/cluster';
 import { parseCount } from './output';
 
 /** The options every command that runs live clusters takes. */
@@ -16,21 +16,20 @@ function parseCpus(v: string): number {
   return n;
 }
 
-export function withBackendOptions(command: Command): Command {
-  return command
+/** Adds --backend and --docker-image, and with `limits` --docker-memory and --docker-cpus. */
+export function withBackendOptions(command: Command, { limits = true } = {}): Command {
+  command
     .addOption(new Option('--backend <name>', 'where the nodes run: child processes, or one docker container each').choices(BACKENDS).env('DDBENCH_BACKEND'))
-    .addOption(new Option('--docker-image <ref>', "image for the nodes (docker backend; it must have node on PATH); default: one built from this machine's Node.js").env('DDBENCH_DOCKER_IMAGE'))
+    .addOption(new Option('--docker-image <ref>', "image for the nodes (docker backend; it must have node on PATH); default: one built from this machine's Node.js").env('DDBENCH_DOCKER_IMAGE'));
+  if (!limits) return command;
+  return command
     .option('--docker-memory <MiB>', 'memory limit of each node container', parseCount('--docker-memory', 16))
     .option('--docker-cpus <n>', 'CPU limit of each node container', parseCpus);
 }
 
 export function backendOptions(o: BackendOpts): BackendOptions {
-  if (o.backend !== 'docker') return { backend: o.backend ?? 'process' };
-  return {
-    backend: 'docker',
-    docker: {
-      ...(o.dockerImage !== undefined && { image: o.dockerImage }),
-      limits: { ...(o.dockerMemory !== undefined && { memoryMb: o.dockerMemory }), ...(o.dockerCpus !== undefined && { cpus: o.dockerCpus }) },
-    },
-  };
+  return optionsOf(o.backend ?? 'process', {
+    ...(o.dockerImage !== undefined && { image: o.dockerImage }),
+    limits: { ...(o.dockerMemory !== undefined && { memoryMb: o.dockerMemory }), ...(o.dockerCpus !== undefined && { cpus: o.dockerCpus }) },
+  });
 }

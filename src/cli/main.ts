@@ -190,12 +190,6 @@ program
   .option('--trials <n>', 'trials per step', parseCount('--trials', 1))
   .action((o: { trials?: number }) => runCommand(() => commandDemo(o)));
 
-// Every command that runs live clusters can run them in containers instead (cli/backend.ts).
-for (const name of ['up', 'repro', 'verify', 'validate']) {
-  const command = program.commands.find((c) => c.name() === name);
-  if (command !== undefined) withBackendOptions(command);
-}
-
 program
   .command('agent')
   .description('an LLM agent investigates the bug, proposes patches and submits them for verification (on a scratch copy, never the workspace) until one is verified or a limit is reached; exit 0 when a patch was verified')
@@ -218,6 +212,13 @@ program
   .option('--prices <file>', 'JSON price table: {"model": {"input": USD/1M tokens, "output": ..., "cachedInput": ...}}')
   .option('--json', 'machine-readable result (verified, attempts, steps, tokens, patch, trajectory, ...)')
   .action((target: string, o: AgentOpts) => runCommand(() => commandAgent(target, o)));
+
+// Every command that runs live clusters can run them in containers instead (cli/backend.ts).
+for (const name of ['up', 'repro', 'verify', 'validate', 'agent', 'bench']) {
+  const command = program.commands.find((c) => c.name() === name);
+  // The agent's settings carry the backend and image; the limits come from system.json there.
+  if (command !== undefined) withBackendOptions(command, { limits: name !== 'agent' && name !== 'bench' });
+}
 
 // The bundle doubles as the simulation's worker script (see core/sim/pool.ts): any other thread running it is one.
 if (isMainThread) program.parseAsync(process.argv);

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { BACKENDS, type BackendName, type BackendOptions } from '../core/cluster';
+import { BACKENDS, backendOptions, type BackendOptions } from '../core/cluster';
 
 /**
  * The extension's settings, checked with zod because users edit settings.json by hand.
@@ -53,13 +53,8 @@ export function parseSettings(get: (key: string) => unknown): DDBenchSettings {
     trials: s.trials ?? undefined,
     concurrency: s.concurrency ?? undefined,
     inspect: s.inspect,
-    backend: backendOf(s.backend, s.dockerImage),
+    backend: backendOptions(s.backend, s.dockerImage.trim() === '' ? {} : { image: s.dockerImage.trim() }),
   };
-}
-
-function backendOf(backend: BackendName, image: string): BackendOptions {
-  if (backend !== 'docker') return { backend };
-  return { backend, docker: image.trim() === '' ? {} : { image: image.trim() } };
 }
 
 function expandHome(p: string): string {

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type Docker from 'dockerode';
 import { loadCatalog } from '../../src/core/bugs/catalog';
-import { BUILT_REPO } from '../../src/core/cluster/docker/node-image';
+import { BUILT_REPO, IMAGE_LABEL } from '../../src/core/cluster/docker/node-image';
 import { LABEL } from '../../src/core/cluster/docker/run-labels';
 import { validateBug } from '../../src/core/repro/verify';
 import { dockerOrSkip } from '../helpers/docker';
@@ -27,7 +27,9 @@ describe('bug set validation on the docker backend', function () {
     const catalog = await loadCatalog();
     const bugs = catalog.bugs.filter((b) => b.system === 'raftkv');
     assert.ok(bugs.length > 0);
-    const danglingBefore = (await docker.listImages({ filters: { dangling: ['true'] } })).length;
+    // Only images DDBench made (labelled): other users of the engine may be building meanwhile.
+    const ourDangling = { dangling: ['true'], label: [IMAGE_LABEL] };
+    const danglingBefore = (await docker.listImages({ filters: ourDangling })).length;
     const runs = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-validate-docker-'));
     try {
       const failures: string[] = [];
@@ -44,7 +46,7 @@ describe('bug set validation on the docker backend', function () {
     const ours = { label: [`${LABEL.harnessPid}=${process.pid}`] };
     assert.deepEqual(await docker.listContainers({ all: true, filters: ours }), [], 'containers left behind');
     assert.deepEqual(await docker.listNetworks({ filters: ours }), [], 'networks left behind');
-    assert.equal((await docker.listImages({ filters: { dangling: ['true'] } })).length, danglingBefore, 'image layers left behind');
+    assert.equal((await docker.listImages({ filters: ourDangling })).length, danglingBefore, 'image layers left behind');
     assert.equal((await docker.listImages({ filters: { reference: [`${BUILT_REPO}:*`] } })).length, 1, 'one cached node image');
   });
 });

@@ -10,7 +10,7 @@ import { openWorkspace } from '../../src/core/bugs/workspace';
 import { connectEngine, createCluster, DockerCluster, reapDockerLeftovers } from '../../src/core/cluster';
 import { engineError } from '../../src/core/cluster/docker/engine';
 import { netemCommand } from '../../src/core/cluster/docker/netem';
-import { BUILT_REPO } from '../../src/core/cluster/docker/node-image';
+import { BUILT_REPO, IMAGE_LABEL } from '../../src/core/cluster/docker/node-image';
 import { LABEL } from '../../src/core/cluster/docker/run-labels';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { UserError } from '../../src/core/errors';
@@ -56,8 +56,9 @@ async function runObjects(docker: Docker, runId: string): Promise<{ containers: 
   return { containers: containers.map((c) => c.Names[0] ?? c.Id), networks: networks.map((n) => n.Name) };
 }
 
+/** Untagged images DDBench made (labelled): other users of the engine may be building meanwhile. */
 async function danglingImages(docker: Docker): Promise<number> {
-  return (await docker.listImages({ filters: { dangling: ['true'] } })).length;
+  return (await docker.listImages({ filters: { dangling: ['true'], label: [IMAGE_LABEL] } })).length;
 }
 
 function getText(port: number, urlPath: string): Promise<string> {

@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
+import type { Event } from '../../src/core/events/event';
 import { ARROW, type Filter, type HostReply, type HostRequest, type Replies } from '../../src/core/timeline/protocol';
 import { packStore, unpackStore } from '../../src/core/timeline/embed';
 import { RequestError, TimelineModel } from '../../src/core/timeline/model';
+import { LiveRun } from '../../src/core/timeline/live';
 import { MAX_ARROWS } from '../../src/core/timeline/window';
 import { busyRun, faultyRun, runOf } from './timeline-fixtures';
 
@@ -210,5 +212,30 @@ describe('timeline model', () => {
       assert.deepEqual(copy.clock(i), store.clock(i));
     }
     assert.deepEqual(copy.nodes, store.nodes);
+  });
+});
+
+describe('timeline live run', () => {
+  it('rebuilds from the cluster\'s events after new ones arrive, and stops listening when disposed', async () => {
+    const events = faultyRun().slice(0, 5);
+    const listeners = new Set<(e: Event) => void>();
+    const cluster = {
+      runDir: '/runs/live',
+      events: () => events,
+      onEvent: (l: (e: Event) => void) => {
+        listeners.add(l);
+        return () => void listeners.delete(l);
+      },
+    };
+    const seen: number[] = [];
+    const live = new LiveRun(cluster, 'live', (run) => seen.push(run.store.size));
+    assert.equal(live.current().store.size, 5);
+    events.push(...faultyRun().slice(5, 9));
+    for (const l of listeners) l(events[5]);
+    for (const l of listeners) l(events[6]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.deepEqual(seen, [9], 'one rebuild for a burst of events');
+    live.dispose();
+    assert.equal(listeners.size, 0);
   });
 });

@@ -5,10 +5,11 @@ import type { AgentEvent } from '../../core/agent/events';
 import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
 import { recordAgentRun } from '../../core/study/agent';
+import type { BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say } from '../output';
 import { workspaceFor } from './up';
 
-export interface AgentOpts {
+export interface AgentOpts extends BackendOpts {
   model: string;
   baseUrl?: string;
   apiKeyEnv?: string;
@@ -42,6 +43,8 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
     ...(o.timeout !== undefined && { timeoutMs: o.timeout * 1000 }),
     ...(o.trials !== undefined && { trials: o.trials }),
     ...(o.regressionTrials !== undefined && { regressionTrials: o.regressionTrials }),
+    ...(o.backend !== undefined && { backend: o.backend }),
+    ...(o.dockerImage !== undefined && { dockerImage: o.dockerImage }),
     ...(o.evidenceBudget !== undefined && { evidenceBudgetTokens: o.evidenceBudget }),
     ...(o.prices !== undefined && { prices: readPrices(o.prices) }),
     limits: {

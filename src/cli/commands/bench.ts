@@ -8,12 +8,13 @@ import { completedKeys, parseShard, planBench, runBench, type Shard } from '../.
 import { agentJobRunner } from '../../core/study/bench-agent';
 import { loadRecords } from '../../core/study/collect';
 import { Condition } from '../../core/study/schema';
+import type { BackendOpts } from '../backend';
 import { EXIT, printJson, progress } from '../output';
 import { benchProgressPrinter } from '../progress-bar';
 import { printReport } from '../study-text';
 import { reportFor, writeOutputs } from './study-report';
 
-export interface BenchOpts {
+export interface BenchOpts extends BackendOpts {
   bugs: string[];
   models: string;
   conditions: string;
@@ -57,6 +58,8 @@ export async function commandBench(o: BenchOpts, toolVersion: string): Promise<n
   const settings: Omit<AgentSettingsInput, 'model' | 'condition' | 'baseUrl'> = {
     ...(protocol?.success && { protocol: protocol.data }),
     ...(o.trials !== undefined && { trials: o.trials }),
+    ...(o.backend !== undefined && { backend: o.backend }),
+    ...(o.dockerImage !== undefined && { dockerImage: o.dockerImage }),
     limits: { ...(o.maxSteps !== undefined && { maxSteps: o.maxSteps }), ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }), ...(o.maxCost !== undefined && { maxCostUsd: o.maxCost }) },
   };
   const baseUrl = o.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';

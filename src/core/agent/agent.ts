@@ -4,6 +4,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { changedFiles } from '../patch/unified';
 import { resolveWorkspace, runsDir, type ResolvedWorkspace } from '../repro/launch';
 import { newRunId } from '../repro/runid';
+import { backendOptions, type BackendOptions } from '../cluster';
 import { verifyFix, type VerifyResult } from '../repro/verify';
 import { estimateTokens, EvidenceBudget } from './budget';
 import { AgentSettings, type AgentSettingsInput } from './config';
@@ -62,6 +63,8 @@ class AgentSession {
   private readonly signal: AbortSignal;
   private readonly started = Date.now();
   private readonly totals: Totals;
+  /** Where verifications and evidence runs put the nodes. */
+  private readonly backend: BackendOptions;
   private protocol: RanProtocol;
   private formatErrors = 0;
 
@@ -73,10 +76,11 @@ class AgentSession {
     private readonly opts: AgentRunOptions,
   ) {
     this.tools = toolsFor(settings.condition);
+    this.backend = backendOptions(settings.backend, settings.dockerImage === undefined ? {} : { image: settings.dockerImage });
     this.llm = new ChatClient({ ...settings, apiKey: opts.apiKey });
     this.trajectory = new TrajectoryWriter(path.join(runDir, 'trajectory.jsonl'), opts.apiKey ? [opts.apiKey] : []);
     this.budget = new EvidenceBudget(settings.evidenceBudgetTokens);
-    this.evidence = settings.condition === 'context-augmented' ? new EvidenceRuns(ws.system, ws.bug.manifest.reproducer.scenario, runDir) : undefined;
+    this.evidence = settings.condition === 'context-augmented' ? new EvidenceRuns(ws.system, ws.bug.manifest.reproducer.scenario, runDir, this.backend) : undefined;
     this.price = priceOf(settings.model, { ...DEFAULT_PRICES, ...settings.prices });
     this.signal = AbortSignal.any([opts.signal ?? new AbortController().signal, AbortSignal.timeout(settings.limits.maxWallMs)]);
     this.protocol = settings.protocol === 'text' ? 'text' : 'tools';
@@ -113,7 +117,7 @@ class AgentSession {
     let bundle: string | undefined;
     if (this.evidence) {
       this.emit({ type: 'notice', level: 'info', text: 'capturing the failure on the buggy code for the context bundle (a reproducer run) …' });
-      bundle = await contextBundle(this.ws, await captureFailure(this.ws, this.signal), this.evidence, this.budget);
+      bundle = await contextBundle(this.ws, await captureFailure(this.ws, this.signal, this.backend), this.evidence, this.budget);
       this.emit({ type: 'context', text: bundle });
     }
     this.say({ role: 'user', content: taskMessage(this.scratch.read('ISSUE.md'), bundle) });
@@ -220,7 +224,7 @@ class AgentSession {
     let attempt: Attempt;
     let result: VerifyResult | undefined;
     try {
-      result = await verifyFix(this.ws.info.dir, { kind: 'patch', file }, { trials: this.settings.trials, regressionTrials: this.settings.regressionTrials, signal: this.signal });
+      result = await verifyFix(this.ws.info.dir, { kind: 'patch', file }, { trials: this.settings.trials, regressionTrials: this.settings.regressionTrials, backend: this.backend, signal: this.signal });
       attempt = attemptOf(n, result, files, Date.now() - started);
     } catch (err) {
       if (this.signal.aborted) throw err;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BACKENDS } from '../cluster/types';
 import { PriceTable } from './pricing';
 
 export const CONDITIONS = ['symptom-only', 'context-augmented'] as const;
@@ -35,6 +36,10 @@ export const AgentSettings = z.strictObject({
   /** Live trials per verification (default: the bug's own count). */
   trials: z.number().int().min(1).optional(),
   regressionTrials: z.number().int().min(1).optional(),
+  /** Where verification and evidence trials run: processes, or a container per node. */
+  backend: z.enum(BACKENDS).default('process'),
+  /** The docker backend's node image (default: one built from this machine's Node.js). */
+  dockerImage: z.string().min(1).optional(),
   /** Tokens of evidence-like content (the context bundle and every evidence tool's output) per run. */
   evidenceBudgetTokens: z.number().int().min(1000).default(40_000),
   prices: PriceTable.optional(),

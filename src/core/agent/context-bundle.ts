@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { materialiseBuggySource } from '../bugs/workspace';
+import type { BackendOptions } from '../cluster';
 import { EventKind } from '../events/event';
 import { loadTimeline } from '../events/load';
 import { queryEvents } from '../events/query';
@@ -26,7 +27,7 @@ const Capture = z.object({ bugId: z.string(), trial: z.object({ index: z.number(
  * failure the context bundle shows. Kept in the workspace's runs and reused, since a
  * live trial takes a while and the buggy code does not change.
  */
-export async function captureFailure(ws: ResolvedWorkspace, signal: AbortSignal): Promise<TrialResult> {
+export async function captureFailure(ws: ResolvedWorkspace, signal: AbortSignal, backend?: BackendOptions): Promise<TrialResult> {
   const record = path.join(runsDir(ws.info.dir), CAPTURE_DIR, 'capture.json');
   if (fs.existsSync(record)) {
     const kept = Capture.safeParse(JSON.parse(fs.readFileSync(record, 'utf8')));
@@ -38,7 +39,7 @@ export async function captureFailure(ws: ResolvedWorkspace, signal: AbortSignal)
     const runDir = path.join(runsDir(ws.info.dir), CAPTURE_DIR, newRunId());
     let trial: TrialResult | undefined;
     for (let seed = 1; seed <= CAPTURE_SEEDS && trial?.verdict !== 'fail' && !signal.aborted; seed++) {
-      const r = await runScenarioTrials(ws.system, code, ws.bug.manifest.reproducer.scenario, path.join(runDir, `seed-${seed}`), { trials: 1, seed, captureState: true, signal });
+      const r = await runScenarioTrials(ws.system, code, ws.bug.manifest.reproducer.scenario, path.join(runDir, `seed-${seed}`), { trials: 1, seed, captureState: true, signal, backend });
       trial = r.trials[0] ?? trial;
     }
     if (!trial) throw new Error('the reproducer ran no trial on the buggy code');

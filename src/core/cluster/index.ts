@@ -19,6 +19,11 @@ export interface BackendOptions {
   docker?: DockerBackendOptions;
 }
 
+/** Backend options from a backend's name (a setting, a flag) and, for docker, its own options. */
+export function backendOptions(backend: BackendName, docker: DockerBackendOptions = {}): BackendOptions {
+  return backend === 'docker' ? { backend, docker } : { backend };
+}
+
 /** Creates a cluster on the chosen backend (processes by default). Call start() on it, and always stop(). */
 export function createCluster(opts: ProcessClusterOptions, backend: BackendOptions = {}): Cluster {
   return backend.backend === 'docker' ? new DockerCluster({ ...opts, docker: backend.docker }) : new ProcessCluster(opts);

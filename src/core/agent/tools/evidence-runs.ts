@@ -5,6 +5,7 @@ import type { SystemEntry } from '../../bugs/catalog';
 import { loadTimeline } from '../../events/load';
 import type { EventStore } from '../../events/store';
 import { formatEvent } from '../../repro/evidence';
+import type { BackendOptions } from '../../cluster';
 import { runScenarioTrials, type TrialResult } from '../../repro/runner';
 import { STATE_FILE } from '../../repro/state-snapshot';
 import { ToolError } from '../scratch';
@@ -32,6 +33,7 @@ export class EvidenceRuns {
     private readonly scenario: string,
     /** Where the agent's reproducer runs go (inside the agent run's folder). */
     private readonly runDir: string,
+    private readonly backend?: BackendOptions,
   ) {}
 
   add(id: string, trial: TrialResult): void {
@@ -79,7 +81,7 @@ export class EvidenceRuns {
   /** Runs the reproducer on `codeDir` (the agent's working copy) and registers its trials. */
   async reproduce(codeDir: string, trials: number, signal: AbortSignal): Promise<EvidenceTrial[]> {
     const k = ++this.runs;
-    const r = await runScenarioTrials(this.system, codeDir, this.scenario, path.join(this.runDir, `repro-${k}`), { trials, captureState: true, signal });
+    const r = await runScenarioTrials(this.system, codeDir, this.scenario, path.join(this.runDir, `repro-${k}`), { trials, captureState: true, signal, backend: this.backend });
     return r.trials.map((trial) => {
       const id = `run${k}/${trial.index}`;
       this.add(id, trial);

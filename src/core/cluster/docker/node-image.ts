@@ -39,7 +39,8 @@ export interface NodeImage {
 }
 
 export const BUILT_REPO = 'ddbench-node';
-const IMAGE_LABEL = 'ddbench.image';
+/** On every image DDBench makes, so its own leftovers can be told from other users' images. */
+export const IMAGE_LABEL = 'ddbench.image';
 const TEMP_PREFIX = 'tmp-';
 const PATH_ENV = 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin';
 
