@@ -12,8 +12,8 @@ import { commandRepro } from './commands/repro';
 import { commandSim, type SimOpts } from './commands/sim';
 import { commandTimeline, type TimelineOpts } from './commands/timeline';
 import { commandUp } from './commands/up';
-import { commandValidate } from './commands/validate';
-import { commandVerify } from './commands/verify';
+import { commandValidate, type ValidateOpts } from './commands/validate';
+import { commandVerify, type VerifyOpts } from './commands/verify';
 import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
 import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
 import { packageRoot } from '../core/paths';
@@ -34,7 +34,8 @@ program
   .command('bugs')
   .description('list the bug set')
   .option('--json', 'machine-readable output')
-  .action((o: { json?: boolean }) => runCommand(() => commandBugs(o)));
+  .option('--markdown', "the README's bug table (id, system, upstream reference, tier, categories)")
+  .action((o: { json?: boolean; markdown?: boolean }) => runCommand(() => commandBugs(o)));
 
 program
   .command('open')
@@ -76,9 +77,10 @@ program
   .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--seeds <n>', "simulated seeds the fix must pass (default: from the buggy code's failure rate over 100 seeds, N >= ln 0.05 / ln(1-p), at least 100)", parseCount('--seeds', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
+  .option('--fail-fast', 'stop at the first failing check (reproducer, regression checks, simulation) instead of running them all')
   .option('--json', 'machine-readable output')
   .addHelpText('after', '\nWith neither --patch nor --reference, the workspace\'s own changes (as `ddbench diff` prints them) are verified.')
-  .action((dir: string, o: RunOpts & { patch?: string; reference?: boolean }) => runCommand(() => commandVerify(dir, o)));
+  .action((dir: string, o: RunOpts & VerifyOpts) => runCommand(() => commandVerify(dir, o)));
 
 program
   .command('diff')
@@ -95,9 +97,11 @@ program
   .option('--concurrency <n>', 'trials, and simulated seeds, at once (default: number of cores)', parseCount('--concurrency', 1))
   .option('--keep-runs <dir>', 'keep every trial\'s events under this folder')
   .option('--seeds <n>', "simulated seeds the fix must pass (default: at least 1000, more if the buggy code's failure rate calls for it)", parseCount('--seeds', 1))
+  .option('--buggy-seeds <n>', 'simulated seeds that measure the buggy code\'s failure rate (default: 200)', parseCount('--buggy-seeds', 1))
+  .option('--regression-trials <n>', 'live trials of each regression check on each code version (default: 1)', parseCount('--regression-trials', 1))
   .option('--no-sim', 'live trials only, no simulated seeds')
   .option('--json', 'machine-readable output')
-  .action((bugs: string[], o: RunOpts & { keepRuns?: string }) => runCommand(() => commandValidate(bugs, o)));
+  .action((bugs: string[], o: RunOpts & ValidateOpts) => runCommand(() => commandValidate(bugs, o)));
 
 program
   .command('sim')

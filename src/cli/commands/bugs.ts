@@ -1,9 +1,11 @@
+import { bugTableMarkdown } from '../../core/bugs/bug-table';
 import { loadCatalog } from '../../core/bugs/catalog';
 import { EXIT, printJson, say } from '../output';
 
-export async function commandBugs(o: { json?: boolean }): Promise<number> {
+export async function commandBugs(o: { json?: boolean; markdown?: boolean }): Promise<number> {
   const catalog = await loadCatalog();
-  if (o.json) {
+  if (o.markdown) say(bugTableMarkdown(catalog));
+  else if (o.json) {
     printJson({
       root: catalog.root,
       bugs: catalog.bugs.map((b) => ({ id: b.id, title: b.title, system: b.system, tier: b.tier, difficulty: b.difficulty, categories: b.categories, modelledAfter: b.modelledAfter })),

@@ -5,7 +5,13 @@ import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { trialLine } from '../report';
 import { checkSimProgress } from '../sim-report';
 
-export async function commandValidate(ids: string[], o: RunOpts & BackendOpts & { keepRuns?: string }): Promise<number> {
+export interface ValidateOpts {
+  keepRuns?: string;
+  buggySeeds?: number;
+  regressionTrials?: number;
+}
+
+export async function commandValidate(ids: string[], o: RunOpts & BackendOpts & ValidateOpts): Promise<number> {
   const catalog = await loadCatalog();
   const bugs = ids.length ? ids.map((id) => findBug(catalog, id)) : catalog.bugs;
   const started = Date.now();
@@ -20,6 +26,8 @@ export async function commandValidate(ids: string[], o: RunOpts & BackendOpts & 
       keepRuns: o.keepRuns,
       sim: o.sim,
       simSeeds: o.seeds,
+      simBuggySeeds: o.buggySeeds,
+      regressionTrials: o.regressionTrials,
       onTrial: (t, done, total) => progress(`  [${done}/${total}]${trialLine(t)}`),
       onSimSeed: o.json ? undefined : checkSimProgress(),
     });

@@ -6,7 +6,13 @@ import { EXIT, printJson, progress, say, withInterrupt, type RunOpts } from '../
 import { printFirstFailure, summaryLine, trialLine } from '../report';
 import { checkSimProgress, simVerificationLines } from '../sim-report';
 
-export async function commandVerify(dir: string, o: RunOpts & BackendOpts & { patch?: string; reference?: boolean }): Promise<number> {
+export interface VerifyOpts {
+  patch?: string;
+  reference?: boolean;
+  failFast?: boolean;
+}
+
+export async function commandVerify(dir: string, o: RunOpts & BackendOpts & VerifyOpts): Promise<number> {
   if (o.patch && o.reference) throw new UserError('give either --patch FILE or --reference, not both');
   const source: FixSource = o.reference ? { kind: 'reference' } : o.patch ? { kind: 'patch', file: path.resolve(o.patch) } : { kind: 'workspace' };
   return withInterrupt(async (signal) => {
@@ -18,6 +24,7 @@ export async function commandVerify(dir: string, o: RunOpts & BackendOpts & { pa
       signal,
       sim: o.sim,
       simSeeds: o.seeds,
+      failFast: o.failFast,
       onTrial: (t, done, total) => progress(`[${done}/${total}]${trialLine(t)}`),
       onSimSeed: o.json ? undefined : checkSimProgress(),
     });

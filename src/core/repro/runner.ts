@@ -6,6 +6,7 @@ import { MIN_SIM_SEEDS, simulate, type SimCheckOptions, type SimSummary } from '
 import { resolveWorkspace, runsDir } from './launch';
 import { newRunId } from './runid';
 import { DEFAULT_SEED, runTrial, type TrialResult } from './trial';
+import { inPool } from '../pool';
 
 export type { TrialResult, Verdict } from './trial';
 
@@ -40,13 +41,12 @@ export async function runScenarioTrials(
 ): Promise<TrialsResult> {
   const seed = opts.seed ?? DEFAULT_SEED;
   const total = opts.trials;
-  const concurrency = Math.max(1, Math.min(opts.concurrency ?? os.cpus().length, total));
-  const results: TrialResult[] = new Array(total);
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < total && !opts.signal?.aborted) {
-      const index = next++;
+  const indices = Array.from({ length: total }, (_, i) => i);
+  const results = await inPool(
+    indices,
+    opts.concurrency ?? os.cpus().length,
+    async (index) => {
       const r = await runTrial({
         index,
         system,
@@ -58,11 +58,11 @@ export async function runScenarioTrials(
         captureState: opts.captureState,
         backend: opts.backend,
       });
-      results[index] = r;
       opts.onTrial?.(r, ++done, total);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+      return r;
+    },
+    opts.signal,
+  );
   const ran = results.filter((r) => r !== undefined);
   return { scenario, trials: ran, passed: ran.filter((r) => r.verdict === 'pass').length, failed: ran.filter((r) => r.verdict !== 'pass').length };
 }

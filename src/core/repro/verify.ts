@@ -25,7 +25,12 @@ export interface VerifyResult extends TrialsResult {
   sim?: SimVerification;
 }
 
-type CheckOptions = Partial<TrialsOptions> & SimCheckOptions & { regressionTrials?: number };
+type CheckOptions = Partial<TrialsOptions> &
+  SimCheckOptions & {
+    regressionTrials?: number;
+    /** Stop at the first failing check (reproducer, then each regression check, then simulation): the verdict is known, the rest is skipped. */
+    failFast?: boolean;
+  };
 
 const SOURCE_ROOTS = ['src'];
 
@@ -56,7 +61,7 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
     materialiseBuggySource(ws.system, ws.bug, scratch);
     const applied = applyUnifiedDiff(scratch, diff);
     const checks = await checkCode(ws.system, ws.bug, scratch, runDir, opts);
-    if (opts.sim === false || opts.signal?.aborted) return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
+    if (opts.sim === false || opts.signal?.aborted || (opts.failFast && !checks.verified)) return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
     const sim = await withScratch((buggyDir) => {
       materialiseBuggySource(ws.system, ws.bug, buggyDir);
       return verifyInSimulation(ws.system, ws.bug.manifest.reproducer.scenario, buggyDir, scratch, simOptions(opts));
@@ -66,7 +71,7 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
 }
 
 function simOptions(opts: CheckOptions): Parameters<typeof verifyInSimulation>[4] {
-  return { seeds: opts.simSeeds, from: opts.seed, concurrency: opts.concurrency, signal: opts.signal, onSeed: opts.onSimSeed };
+  return { seeds: opts.simSeeds, measureSeeds: opts.simBuggySeeds, from: opts.seed, concurrency: opts.concurrency, signal: opts.signal, onSeed: opts.onSimSeed };
 }
 
 async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, runDir: string, opts: CheckOptions) {
@@ -74,7 +79,7 @@ async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, ru
   const repro = await runScenarioTrials(system, codeDir, bug.manifest.reproducer.scenario, runDir, { ...opts, trials });
   const regression: TrialsResult[] = [];
   for (const name of bug.manifest.regression) {
-    if (opts.signal?.aborted) break;
+    if (opts.signal?.aborted || (opts.failFast && [repro, ...regression].some((r) => r.failed > 0))) break;
     regression.push(await runScenarioTrials(system, codeDir, name, runDir, { ...opts, trials: opts.regressionTrials ?? 2, onTrial: undefined }));
   }
   const verified = repro.failed === 0 && repro.trials.length === trials && regression.every((r) => r.failed === 0) && regression.length === bug.manifest.regression.length;
@@ -130,7 +135,7 @@ export async function validateBug(catalog: Catalog, bug: BugEntry, opts: CheckOp
       if (buggyFailureRate < REQUIRED_FAILURE_RATE) problems.push(`reproducer fails on the buggy code in ${reproductions}/${buggy.trials.length} trials (needs ${Math.round(REQUIRED_FAILURE_RATE * 100)}%)`);
       if (fixed.failed > 0) problems.push(`reproducer fails on the fixed code in ${fixed.failed}/${fixed.trials.length} trials: ${fixed.trials.find((t) => t.verdict !== 'pass')?.reason ?? ''}`);
       if (opts.sim === false || opts.signal?.aborted) return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, problems };
-      const sim = await verifyInSimulation(system, scenario, buggyDir, fixedDir, { ...simOptions(opts), measureSeeds: VALIDATE_BUGGY_SEEDS, floor: VALIDATE_FIX_SEEDS });
+      const sim = await verifyInSimulation(system, scenario, buggyDir, fixedDir, { ...simOptions(opts), measureSeeds: opts.simBuggySeeds ?? VALIDATE_BUGGY_SEEDS, floor: VALIDATE_FIX_SEEDS });
       problems.push(...simProblems(sim));
       return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, sim, problems };
     });

@@ -140,5 +140,7 @@ export interface SimCheckOptions {
   sim?: boolean;
   /** Seeds to simulate instead of the default (reproducer) or the count from the failure rate (verify, validate). */
   simSeeds?: number;
+  /** Seeds of the buggy code that measure its failure rate (default: MEASURE_SIM_SEEDS for verify, VALIDATE_BUGGY_SEEDS for validate). */
+  simBuggySeeds?: number;
   onSimSeed?: (phase: 'code' | 'buggy' | 'fixed', r: SimTrialResult, done: number, total: number) => void;
 }
