@@ -1,0 +1,61 @@
+// replication-claim-crash — the server claiming a dead server's replication queue dies too.
+import { connect, hostOf, rowsAcross, waitForCluster, waitForPeer } from './lib/client.mjs';
+
+export default {
+  name: 'replication-claim-crash',
+  description:
+    'Rows are written and replicated to the peer. The region server hosting the first region then loses its ' +
+    'link to the peer, takes more writes, and is killed before it can ship them. The first live server that ' +
+    'starts taking over its replication queue is killed as well (its ZooKeeper replies are slowed so the kill ' +
+    'lands mid-takeover). The last region server must end up serving every region, and every acknowledged ' +
+    'write, before and after the crashes, must reach the peer cluster.',
+  timeoutMs: 60000,
+  async run(t) {
+    const hc = await connect(t, 'client-repl');
+    const up = await waitForCluster(t, hc);
+    t.check('the cluster comes up with every region assigned', !up.timedOut, up);
+    const expected = {};
+    for (const row of rowsAcross('a', 20)) {
+      const r = await hc.put(row, `v-${row}`);
+      t.check('put is acknowledged', r.ok === true, { row, reply: r });
+      expected[row] = `v-${row}`;
+    }
+    const early = await waitForPeer(t, expected);
+    t.check('writes are replicated to the peer', early.length === 0, { missing: early });
+
+    const first = await hc.regionOf('a');
+    const victim = hostOf(first.server);
+    t.addLinkFault({ from: victim, to: 'peer', type: 'ReplicateWALEntry', drop: 1 });
+    for (let i = 0; i < 10; i++) {
+      const row = `b${String(i).padStart(3, '0')}`;
+      const r = await hc.put(row, `w-${row}`);
+      t.check('put is acknowledged', r.ok === true, { row, reply: r });
+      expected[row] = `w-${row}`;
+    }
+
+    const lockPath = `/hbase/replication/rs/${first.server}/lock`;
+    const locked = t.waitFor((e) => e.kind === 'log' && e.node === 'zk' && e.msg === 'znode created' && e.fields?.path === lockPath, {
+      timeoutMs: 10000,
+      description: "a live server to start claiming the dead server's replication queue",
+    });
+    locked.catch(() => {});
+    t.addLinkFault({ from: 'zk', to: '*', type: 'ZkCreateResp', delayMs: [400, 400] });
+    t.note('killing region server', { victim });
+    await t.kill(victim);
+    const ev = await locked;
+    const claimer = String(ev.fields.from);
+    t.note('killing the claiming region server', { claimer });
+    await t.kill(claimer);
+    t.clearLinkFaults();
+
+    const after = await waitForCluster(t, hc, { servers: 1 });
+    t.check('the last region server serves every region', !after.timedOut, after);
+    for (const row of rowsAcross('c', 10)) {
+      const r = await hc.put(row, `x-${row}`);
+      t.check('writes succeed after the crashes', r.ok === true, { row, reply: r });
+      expected[row] = `x-${row}`;
+    }
+    const missing = await waitForPeer(t, expected, 6000);
+    t.check('every acknowledged write reaches the peer cluster', missing.length === 0, { missing });
+  },
+};
