@@ -13,9 +13,9 @@ export function printReport(r: Report): void {
     overall.map(([g, s]) => [g, rate(s), `${pct(s.ci[0])}–${pct(s.ci[1])}`, duration(s.timeToFixMs.median), fixed(s.submissions, 1), fixed(s.patchLines, 0), fixed(s.similarity, 2), s.tokens === null ? '' : String(Math.round(s.tokens)), s.costUsd === null ? '' : `$${s.costUsd.toFixed(3)}`]),
   );
   if (r.lift.perModel.length) {
-    say('\ncontext lift (context-augmented − symptom-only, 95% Newcombe CI):');
+    say('\ncontext lift (context-augmented − symptom-only over the bugs run in both, 95% Newcombe CI):');
     for (const l of [...r.lift.perModel, ...(r.lift.overall ? [r.lift.overall] : [])]) {
-      say(`  ${l.model}: ${pp(l.lift)} [${pp(l.ci[0])}, ${pp(l.ci[1])}]  (${rate(l.symptomOnly)} → ${rate(l.contextAugmented)})`);
+      say(`  ${l.model}: ${pp(l.lift)} [${pp(l.ci[0])}, ${pp(l.ci[1])}]  (${rate(l.symptomOnly)} → ${rate(l.contextAugmented)}; ${l.bugs.length} bugs)`);
     }
   }
   for (const s of r.spread) say(`spread across ${s.models} models (${s.condition}): ${s.spreadPp.toFixed(1)} pp (${s.min.model} ${pct(s.min.rate)} … ${s.max.model} ${pct(s.max.rate)})`);

@@ -142,6 +142,21 @@ describe('study report on hand-made records', () => {
     closeCi(all.ci, -0.0468, 0.4936);
   });
 
+  it('pairs the lift by bug: a bug run in one condition only is left out', () => {
+    const unpaired: AttemptRecord[] = [
+      ...records,
+      // Model x also ran an easy bug-c, but only with the context: counting it would inflate x's lift.
+      ...runs(5, 5, (status) => agent('x', 'context-augmented', { ...onBug('bug-c', 1), status })),
+    ];
+    const r = buildReport({ ...set, attempts: unpaired }, bugs, new Date('2026-03-03T00:00:00Z'));
+    const [x] = r.lift.perModel;
+    assert.deepEqual(x?.bugs, ['bug-a', 'bug-b']);
+    assert.deepEqual([x!.contextAugmented.passed, x!.contextAugmented.n], [5, 10]);
+    close(x!.lift, 0.4);
+    assert.deepEqual([r.lift.overall!.contextAugmented.passed, r.lift.overall!.contextAugmented.n], [15, 20]);
+    assert.ok(r.cells.some((c) => c.scope === 'bug' && c.bugId === 'bug-c'), 'the runs still count in the per-bug figures');
+  });
+
   it('spread of pass rates across models', () => {
     const by = Object.fromEntries(report.spread.map((s) => [s.condition, s]));
     close(by['symptom-only']!.spreadPp, 80);

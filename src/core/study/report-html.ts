@@ -39,11 +39,11 @@ export function reportBody(r: Report): string {
   if (r.lift.perModel.length) {
     const rows = [...r.lift.perModel, ...(r.lift.overall ? [r.lift.overall] : [])];
     parts.push(
-      `<h2>Context lift</h2><p class="meta">Pass rate with the bounded debugging context minus without it, per model and over all models' runs pooled; 95% Newcombe (hybrid score) interval.</p>`,
+      `<h2>Context lift</h2><p class="meta">Pass rate with the bounded debugging context minus without it, per model over the bugs it ran in both conditions, and over all models' paired runs pooled; 95% Newcombe (hybrid score) interval.</p>`,
       dotChart('Context lift (percentage points)', rows.map((l) => ({ label: l.model, value: l.lift, ci: l.ci, cls: l.model === 'all models' ? 'dot-all' : 'dot', note: signedPp(l.lift) })), (v) => `${v > 0 ? '+' : ''}${Math.round(v * 100)}`),
       table(
-        ['model', 'symptom-only', 'context-augmented', 'lift', '95% CI'],
-        rows.map((l) => [l.model, rateText(l.symptomOnly), rateText(l.contextAugmented), signedPp(l.lift), `${signedPp(l.ci[0])} … ${signedPp(l.ci[1])}`]),
+        ['model', 'bugs', 'symptom-only', 'context-augmented', 'lift', '95% CI'],
+        rows.map((l) => [l.model, String(l.bugs.length), rateText(l.symptomOnly), rateText(l.contextAugmented), signedPp(l.lift), `${signedPp(l.ci[0])} … ${signedPp(l.ci[1])}`]),
       ),
     );
   }

@@ -60,6 +60,8 @@ export type Cell = z.infer<typeof Cell>;
 
 export const Lift = z.object({
   model: z.string(),
+  /** The bugs compared: those run in both conditions. */
+  bugs: z.array(z.string()),
   symptomOnly: Rate,
   contextAugmented: Rate,
   /** Context-augmented minus symptom-only pass rate. */
@@ -227,20 +229,28 @@ function summaryOf(xs: readonly AttemptRecord[], similarity: ReadonlyMap<string,
   };
 }
 
-/** Per model, pooled over bugs: context-augmented minus symptom-only; overall, every model's runs pooled. */
+/**
+ * Per model: context-augmented minus symptom-only over the bugs that model ran in both
+ * conditions (a bug run in one condition only would compare unlike with unlike);
+ * overall: every model's paired runs pooled.
+ */
 function liftOf(agents: readonly AttemptRecord[]): Report['lift'] {
-  const count = (xs: readonly AttemptRecord[], c: Condition) => {
-    const mine = xs.filter((a) => a.actor.kind === 'agent' && a.actor.condition === c);
-    return rateOf(mine.filter((a) => a.status === 'verified').length, mine.length);
+  const runsIn = (xs: readonly AttemptRecord[], c: Condition) => xs.filter((a) => a.actor.kind === 'agent' && a.actor.condition === c);
+  const rate = (xs: readonly AttemptRecord[]) => rateOf(xs.filter((a) => a.status === 'verified').length, xs.length);
+  const paired = (xs: readonly AttemptRecord[]) => {
+    const inBoth = new Set(runsIn(xs, 'symptom-only').map((a) => a.bug.id).filter((id) => runsIn(xs, 'context-augmented').some((a) => a.bug.id === id)));
+    return xs.filter((a) => inBoth.has(a.bug.id));
   };
   const lift = (model: string, xs: readonly AttemptRecord[]): Lift | null => {
-    const s = count(xs, 'symptom-only');
-    const c = count(xs, 'context-augmented');
+    const s = rate(runsIn(xs, 'symptom-only'));
+    const c = rate(runsIn(xs, 'context-augmented'));
     if (!s.n || !c.n) return null;
-    return { model, symptomOnly: s, contextAugmented: c, lift: c.rate - s.rate, ci: newcombe(c.passed, c.n, s.passed, s.n) };
+    const bugs = [...new Set(xs.map((a) => a.bug.id))].sort();
+    return { model, bugs, symptomOnly: s, contextAugmented: c, lift: c.rate - s.rate, ci: newcombe(c.passed, c.n, s.passed, s.n) };
   };
-  const perModel = modelsOf(agents).flatMap((m) => lift(m, agents.filter((a) => a.actor.kind === 'agent' && a.actor.model === m)) ?? []);
-  return { perModel, overall: perModel.length ? lift('all models', agents) : null };
+  const pairedByModel = modelsOf(agents).map((m) => ({ m, xs: paired(agents.filter((a) => a.actor.kind === 'agent' && a.actor.model === m)) }));
+  const perModel = pairedByModel.flatMap(({ m, xs }) => lift(m, xs) ?? []);
+  return { perModel, overall: perModel.length ? lift('all models', pairedByModel.flatMap(({ xs }) => xs)) : null };
 }
 
 function spreadOf(agents: readonly AttemptRecord[]): Report['spread'] {
