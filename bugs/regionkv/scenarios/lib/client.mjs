@@ -106,7 +106,7 @@ export async function connect(t, name) {
  * Waits until an initialized active master sees `servers` region servers, has no
  * region in transition, and every online region in meta is on a live server.
  */
-export async function waitForCluster(t, hc, { servers = 3, timeoutMs = 15000 } = {}) {
+export async function waitForCluster(t, hc, { servers = 3, timeoutMs = 30000 } = {}) {
   const d = deadline(t, timeoutMs);
   let last = null;
   for (;;) {

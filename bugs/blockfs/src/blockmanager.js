@@ -1,0 +1,189 @@
+// blockmanager.js — the NameNode's view of blocks and DataNodes, after HDFS's
+// BlockManager, DatanodeManager and HeartbeatManager. The blocks map (which
+// DataNodes hold which block) lives only in memory and is rebuilt from block
+// reports. A DataNode registers, heartbeats every heartbeatMs and sends a full
+// block report after registering (and every blockReportIntervalMs); a node
+// silent for deadNodeMs is declared dead and its replicas are forgotten. The
+// ReplicationMonitor schedules copies of under-replicated blocks and deletions
+// of excess replicas; a heartbeat reply carries each node's pending commands.
+//
+// After the NameNode starts, a node's block contents are "stale" until it has
+// both heartbeated and sent a block report since registering: excess replicas
+// are not deleted while any of a block's holders is stale, because the
+// NameNode may not know yet what that holder really has.
+
+export class BlockManager {
+  /**
+   * @param {any} rt the node runtime
+   * @param {(blockId: number) => number} expectedReplication
+   */
+  constructor(rt, expectedReplication) {
+    this.rt = rt;
+    this.expectedReplication = expectedReplication;
+    this.deadNodeMs = Number(rt.config.deadNodeMs ?? 1000);
+    this.pendingTimeoutMs = Number(rt.config.pendingReplicationTimeoutMs ?? 2000);
+    /** @type {Map<string, any>} DatanodeDescriptor by node id */
+    this.datanodes = new Map();
+    /** @type {Map<number, { gs: number, locations: Set<string> }>} */
+    this.blocksMap = new Map();
+    /** @type {Map<number, { targets: string[], at: number }>} */
+    this.pending = new Map();
+    this.postponed = new Set();
+  }
+
+  // ---- DatanodeManager -----------------------------------------------------
+
+  registerDatanode(id) {
+    const prev = this.datanodes.get(id);
+    if (prev) this.removeReplicas(prev);
+    const dn = {
+      id,
+      alive: true,
+      lastHeartbeat: this.rt.now(),
+      heartbeatedSinceRegistration: false,
+      blockReportCount: 0,
+      blockContentsStale: true,
+      commands: [],
+    };
+    this.datanodes.set(id, dn);
+    this.rt.log.info('datanode registered', { dn: id });
+    return dn;
+  }
+
+  /** A heartbeat; returns the commands for the node (or a request to register). */
+  handleHeartbeat(id) {
+    const dn = this.datanodes.get(id);
+    if (!dn || !dn.alive) return [{ type: 'register' }];
+    dn.lastHeartbeat = this.rt.now();
+    if (!dn.heartbeatedSinceRegistration) {
+      dn.heartbeatedSinceRegistration = true;
+      if (dn.blockReportCount > 0) this.markFresh(dn);
+    }
+    return dn.commands.splice(0);
+  }
+
+  markFresh(dn) {
+    if (!dn.blockContentsStale) return;
+    dn.blockContentsStale = false;
+    this.rt.log.info('block contents no longer stale', { dn: dn.id });
+  }
+
+  /** HeartbeatManager: nodes silent for deadNodeMs are dead; their replicas no longer count. */
+  heartbeatCheck() {
+    const now = this.rt.now();
+    for (const dn of this.datanodes.values()) {
+      if (!dn.alive || now - dn.lastHeartbeat <= this.deadNodeMs) continue;
+      dn.alive = false;
+      dn.commands = [];
+      const lost = this.removeReplicas(dn);
+      this.rt.log.warn('datanode dead', { dn: dn.id, silentMs: now - dn.lastHeartbeat, replicas: lost });
+    }
+  }
+
+  removeReplicas(dn) {
+    let n = 0;
+    for (const b of this.blocksMap.values()) if (b.locations.delete(dn.id)) n++;
+    return n;
+  }
+
+  liveNodes() {
+    return [...this.datanodes.values()].filter((d) => d.alive).map((d) => d.id).sort();
+  }
+
+  // ---- block reports -------------------------------------------------------
+
+  /** A full block report replaces what the node is known to hold. */
+  processReport(id, blocks) {
+    const dn = this.datanodes.get(id);
+    if (!dn || !dn.alive) return false;
+    const reported = new Set();
+    for (const r of blocks) {
+      const b = this.blocksMap.get(r.id);
+      if (!b || r.gs < b.gs) continue;
+      b.locations.add(id);
+      reported.add(r.id);
+    }
+    for (const [blockId, b] of this.blocksMap) if (!reported.has(blockId)) b.locations.delete(id);
+    dn.blockReportCount++;
+    if (dn.heartbeatedSinceRegistration) this.markFresh(dn);
+    this.rt.log.info('block report processed', { dn: id, blocks: reported.size, stale: dn.blockContentsStale });
+    return true;
+  }
+
+  /** An incremental report: one replica received or deleted. */
+  blockReceived(id, blockId, gs) {
+    const dn = this.datanodes.get(id);
+    const b = this.blocksMap.get(blockId);
+    if (!dn || !dn.alive || !b || gs < b.gs) return;
+    b.locations.add(id);
+    const p = this.pending.get(blockId);
+    if (p) {
+      p.targets = p.targets.filter((t) => t !== id);
+      if (p.targets.length === 0) this.pending.delete(blockId);
+    }
+  }
+
+  addBlock(blockId, gs) {
+    this.blocksMap.set(blockId, { gs, locations: new Set() });
+  }
+
+  /** Up to n live targets for a new block or replica, avoiding `exclude`. */
+  chooseTargets(n, exclude = []) {
+    const candidates = this.liveNodes().filter((d) => !exclude.includes(d));
+    for (let i = candidates.length - 1; i > 0; i--) {
+      const j = Math.floor(this.rt.random() * (i + 1));
+      [candidates[i], candidates[j]] = [candidates[j], candidates[i]];
+    }
+    return candidates.slice(0, n);
+  }
+
+  // ---- ReplicationMonitor --------------------------------------------------
+
+  computeReplicationWork() {
+    const now = this.rt.now();
+    for (const [blockId, p] of this.pending) if (now - p.at > this.pendingTimeoutMs) this.pending.delete(blockId);
+    this.postponed.clear();
+    for (const [blockId, b] of this.blocksMap) {
+      const expected = this.expectedReplication(blockId);
+      const live = [...b.locations].filter((d) => this.datanodes.get(d)?.alive).sort();
+      if (live.length === 0) continue;
+      const inFlight = this.pending.get(blockId)?.targets.length ?? 0;
+      if (live.length + inFlight < expected) {
+        const exclude = [...live, ...(this.pending.get(blockId)?.targets ?? [])];
+        const targets = this.chooseTargets(expected - live.length - inFlight, exclude);
+        if (targets.length === 0) continue;
+        const source = live[Math.floor(this.rt.random() * live.length)];
+        this.datanodes.get(source).commands.push({ type: 'transfer', block: blockId, gs: b.gs, targets });
+        this.pending.set(blockId, { targets: [...(this.pending.get(blockId)?.targets ?? []), ...targets], at: now });
+        this.rt.log.info('scheduled replication', { block: blockId, source, targets, live: live.length, expected });
+      } else if (live.length > expected) {
+        if (live.some((d) => this.datanodes.get(d).blockContentsStale)) {
+          this.postponed.add(blockId);
+          continue;
+        }
+        for (const d of live.slice(expected)) {
+          b.locations.delete(d);
+          this.datanodes.get(d).commands.push({ type: 'invalidate', blocks: [blockId] });
+          this.rt.log.info('deleting excess replica', { block: blockId, dn: d, live: live.length, expected });
+        }
+      }
+    }
+  }
+
+  // ---- state ---------------------------------------------------------------
+
+  report() {
+    return {
+      datanodes: [...this.datanodes.values()].map((d) => ({
+        id: d.id,
+        alive: d.alive,
+        stale: d.blockContentsStale,
+        blockReports: d.blockReportCount,
+        heartbeated: d.heartbeatedSinceRegistration,
+      })),
+      blocks: Object.fromEntries([...this.blocksMap].map(([id, b]) => [id, { gs: b.gs, locations: [...b.locations].sort() }])),
+      pendingReplications: this.pending.size,
+      postponedMisreplicated: this.postponed.size,
+    };
+  }
+}

@@ -1,0 +1,150 @@
+// datanode.js — a DataNode, after HDFS's DataNode, BPServiceActor and
+// DataXceiver. Replicas live on the node's disk (FsDataset). The service actor
+// heartbeats the NameNode every heartbeatMs and executes the commands that come
+// back (register, transfer a replica, delete replicas); after (re)registering it
+// sends a full block report, and again every blockReportIntervalMs. Received and
+// deleted replicas are reported one by one. Clients write a block through a
+// pipeline of DataNodes: each stores the replica, forwards it downstream and
+// acknowledges once the rest of the pipeline has.
+
+import { IpcClient, responder } from './ipc.js';
+
+const NN = 'nn';
+const DATASET = 'replicas';
+
+export class DataNode {
+  /** @param {any} rt the node runtime */
+  constructor(rt) {
+    this.rt = rt;
+    this.ipc = new IpcClient(rt);
+    this.heartbeatMs = Number(rt.config.heartbeatMs ?? 100);
+    this.blockReportIntervalMs = Number(rt.config.blockReportIntervalMs ?? 600000);
+    /** @type {Record<string, { gs: number, data: string }>} */
+    this.replicas = {};
+    this.registered = false;
+    this.registering = false;
+    this.lastBlockReport = 0;
+  }
+
+  start() {
+    this.replicas = JSON.parse(this.rt.disk.read(DATASET) ?? '{}');
+    this.rt.onMessage((msg) => this.onMessage(msg));
+    this.rt.exposeState(() => this.status());
+    this.rt.log.info('datanode started', { replicas: Object.keys(this.replicas).length });
+    this.register();
+    const beat = () => {
+      this.offerService();
+      this.rt.setTimer(this.heartbeatMs, beat);
+    };
+    this.rt.setTimer(this.heartbeatMs, beat);
+  }
+
+  // ---- FsDataset -----------------------------------------------------------
+
+  persist() {
+    this.rt.disk.write(DATASET, JSON.stringify(this.replicas));
+    this.rt.disk.sync();
+  }
+
+  storeReplica(id, gs, data) {
+    const cur = this.replicas[id];
+    if (cur && cur.gs > gs) return false;
+    this.replicas[id] = { gs, data };
+    this.persist();
+    this.ipc.call(NN, 'BlockReceived', { block: id, gs }, 1000, () => {});
+    return true;
+  }
+
+  // ---- BPServiceActor ------------------------------------------------------
+
+  register() {
+    if (this.registering) return;
+    this.registering = true;
+    this.ipc.call(NN, 'RegisterDatanode', {}, 1000, (res) => {
+      this.registering = false;
+      if (!res.ok) return;
+      this.registered = true;
+      this.rt.log.info('registered with namenode');
+      this.blockReport();
+    });
+  }
+
+  blockReport() {
+    this.lastBlockReport = this.rt.now();
+    const blocks = Object.entries(this.replicas).map(([id, r]) => ({ id: Number(id), gs: r.gs }));
+    this.ipc.call(NN, 'BlockReport', { blocks }, 1000, (res) => {
+      if (!res.ok) this.lastBlockReport = 0;
+    });
+  }
+
+  offerService() {
+    if (!this.registered) return this.register();
+    this.ipc.call(NN, 'Heartbeat', { replicas: Object.keys(this.replicas).length }, 1000, (res) => {
+      if (res.ok) for (const cmd of res.commands ?? []) this.processCommand(cmd);
+    });
+    if (this.rt.now() - this.lastBlockReport >= this.blockReportIntervalMs) this.blockReport();
+  }
+
+  processCommand(cmd) {
+    switch (cmd.type) {
+      case 'register':
+        this.registered = false;
+        this.rt.log.info('namenode asked to re-register');
+        return this.register();
+      case 'transfer': {
+        const r = this.replicas[cmd.block];
+        if (!r) return;
+        for (const target of cmd.targets) {
+          this.ipc.call(target, 'TransferBlock', { block: cmd.block, gs: r.gs, data: r.data }, 2000, () => {});
+        }
+        this.rt.log.info('transferring block', { block: cmd.block, targets: cmd.targets });
+        return;
+      }
+      case 'invalidate': {
+        for (const id of cmd.blocks) delete this.replicas[id];
+        this.persist();
+        this.rt.log.info('deleted replicas', { blocks: cmd.blocks });
+        return;
+      }
+    }
+  }
+
+  // ---- DataXceiver ---------------------------------------------------------
+
+  onMessage(msg) {
+    if (this.ipc.receive(msg)) return;
+    const reply = responder(this.rt, msg);
+    const b = msg.body ?? {};
+    switch (msg.type) {
+      case 'WriteBlock': {
+        const { block, data } = b;
+        this.storeReplica(block.id, block.gs, String(data));
+        const pipeline = /** @type {string[]} */ (b.pipeline ?? []);
+        if (pipeline.length === 0) return reply({ ok: true, acks: [this.rt.id] });
+        const [next, ...rest] = pipeline;
+        return this.ipc.call(next, 'WriteBlock', { block, data, pipeline: rest }, 2000, (down) => {
+          reply({ ok: true, acks: [this.rt.id, ...(down.ok ? down.acks : [])] });
+        });
+      }
+      case 'TransferBlock':
+        this.storeReplica(Number(b.block), Number(b.gs), String(b.data));
+        return reply({ ok: true });
+      case 'ReadBlock': {
+        const r = this.replicas[b.block];
+        return reply(r ? { ok: true, gs: r.gs, data: r.data } : { ok: false, error: 'replica not found' });
+      }
+      case 'Status':
+        return reply({ ok: true, ...this.status() });
+      default:
+        return reply({ ok: false, error: `unknown request ${msg.type}` });
+    }
+  }
+
+  status() {
+    return {
+      id: this.rt.id,
+      registered: this.registered,
+      replicas: Object.fromEntries(Object.entries(this.replicas).map(([id, r]) => [id, r.gs])),
+    };
+  }
+}

@@ -1,0 +1,151 @@
+// namenode.js — the NameNode, after HDFS's NameNode and FSNamesystem: the
+// namespace (files, their replication factor and their blocks) is persisted in
+// an fsimage on the NameNode's disk on every change; where the blocks are is
+// learnt from the DataNodes (see blockmanager.js). Client RPCs create files,
+// allocate blocks with a pipeline of targets, complete files, return block
+// locations and change a file's replication.
+
+import { BlockManager } from './blockmanager.js';
+import { IpcClient, responder } from './ipc.js';
+
+const FSIMAGE = 'fsimage';
+
+export class NameNode {
+  /** @param {any} rt the node runtime */
+  constructor(rt) {
+    this.rt = rt;
+    this.ipc = new IpcClient(rt);
+    this.defaultReplication = Number(rt.config.replication ?? 3);
+    this.replicationIntervalMs = Number(rt.config.replicationIntervalMs ?? 200);
+    /** @type {{ files: Record<string, { replication: number, blocks: Array<{ id: number, gs: number }>, complete: boolean }>, nextBlockId: number, genStamp: number }} */
+    this.ns = { files: {}, nextBlockId: 1000, genStamp: 1 };
+    /** @type {Map<number, string>} block id -> file */
+    this.blockFile = new Map();
+    this.bm = new BlockManager(rt, (id) => this.ns.files[this.blockFile.get(id) ?? '']?.replication ?? this.defaultReplication);
+  }
+
+  start() {
+    const image = this.rt.disk.read(FSIMAGE);
+    if (image) this.ns = JSON.parse(image);
+    for (const [path, f] of Object.entries(this.ns.files)) {
+      for (const b of f.blocks) {
+        this.blockFile.set(b.id, path);
+        this.bm.addBlock(b.id, b.gs);
+      }
+    }
+    this.rt.onMessage((msg) => this.onMessage(msg));
+    this.rt.exposeState(() => this.status());
+    const monitor = () => {
+      this.bm.heartbeatCheck();
+      this.bm.computeReplicationWork();
+      this.rt.setTimer(this.replicationIntervalMs, monitor);
+    };
+    this.rt.setTimer(this.replicationIntervalMs, monitor);
+    this.rt.log.info('namenode started', { files: Object.keys(this.ns.files).length, blocks: this.blockFile.size });
+  }
+
+  saveNamespace() {
+    this.rt.disk.write(FSIMAGE, JSON.stringify(this.ns));
+    this.rt.disk.sync();
+  }
+
+  onMessage(msg) {
+    if (this.ipc.receive(msg)) return;
+    const reply = responder(this.rt, msg);
+    const b = msg.body ?? {};
+    const from = msg.from;
+    switch (msg.type) {
+      // DatanodeProtocol
+      case 'RegisterDatanode':
+        this.bm.registerDatanode(from);
+        return reply({ ok: true });
+      case 'Heartbeat':
+        return reply({ ok: true, commands: this.bm.handleHeartbeat(from) });
+      case 'BlockReport':
+        return reply({ ok: this.bm.processReport(from, b.blocks ?? []) });
+      case 'BlockReceived':
+        this.bm.blockReceived(from, Number(b.block), Number(b.gs));
+        return reply({ ok: true });
+      // ClientProtocol
+      case 'Create': {
+        const path = String(b.path);
+        if (this.ns.files[path]) return reply({ ok: false, error: 'file exists' });
+        this.ns.files[path] = { replication: Number(b.replication ?? this.defaultReplication), blocks: [], complete: false };
+        this.saveNamespace();
+        return reply({ ok: true });
+      }
+      case 'AddBlock':
+        return reply(this.addBlock(String(b.path)));
+      case 'Complete':
+        return reply(this.complete(String(b.path)));
+      case 'GetBlockLocations': {
+        const f = this.ns.files[String(b.path)];
+        if (!f) return reply({ ok: false, error: 'file not found' });
+        const blocks = f.blocks.map((blk) => ({ id: blk.id, gs: blk.gs, locations: this.liveLocations(blk.id) }));
+        return reply({ ok: true, complete: f.complete, replication: f.replication, blocks });
+      }
+      case 'SetReplication': {
+        const f = this.ns.files[String(b.path)];
+        if (!f) return reply({ ok: false, error: 'file not found' });
+        f.replication = Number(b.replication);
+        this.saveNamespace();
+        this.rt.log.info('replication changed', { path: String(b.path), replication: f.replication });
+        return reply({ ok: true });
+      }
+      case 'Fsck':
+        return reply({ ok: true, ...this.fsck() });
+      default:
+        return reply({ ok: false, error: `unknown request ${msg.type}` });
+    }
+  }
+
+  addBlock(path) {
+    const f = this.ns.files[path];
+    if (!f) return { ok: false, error: 'file not found' };
+    if (f.complete) return { ok: false, error: 'file is complete' };
+    const targets = this.bm.chooseTargets(f.replication);
+    if (targets.length === 0) return { ok: false, error: 'no datanodes' };
+    const block = { id: this.ns.nextBlockId++, gs: this.ns.genStamp };
+    f.blocks.push(block);
+    this.saveNamespace();
+    this.blockFile.set(block.id, path);
+    this.bm.addBlock(block.id, block.gs);
+    this.rt.log.info('block allocated', { path, block: block.id, targets });
+    return { ok: true, block, targets };
+  }
+
+  complete(path) {
+    const f = this.ns.files[path];
+    if (!f) return { ok: false, error: 'file not found' };
+    if (f.blocks.some((b) => this.liveLocations(b.id).length === 0)) return { ok: false, error: 'not yet replicated' };
+    f.complete = true;
+    this.saveNamespace();
+    return { ok: true };
+  }
+
+  liveLocations(blockId) {
+    const b = this.bm.blocksMap.get(blockId);
+    return b ? [...b.locations].filter((d) => this.bm.datanodes.get(d)?.alive).sort() : [];
+  }
+
+  fsck() {
+    const files = {};
+    let under = 0;
+    let over = 0;
+    let missing = 0;
+    for (const [path, f] of Object.entries(this.ns.files)) {
+      files[path] = f.blocks.map((b) => {
+        const n = this.liveLocations(b.id).length;
+        if (n === 0) missing++;
+        else if (n < f.replication) under++;
+        else if (n > f.replication) over++;
+        return { id: b.id, replication: f.replication, live: n };
+      });
+    }
+    return { files, underReplicated: under, overReplicated: over, missing, liveNodes: this.bm.liveNodes() };
+  }
+
+  status() {
+    return { id: this.rt.id, namespace: this.ns, ...this.bm.report(), ...this.fsck() };
+  }
+}

@@ -1,0 +1,15 @@
+// node.js — one process of the BlockFS cluster: `nn` is the NameNode, every
+// other node is a DataNode.
+
+import { DataNode } from './datanode.js';
+import { NameNode } from './namenode.js';
+
+/** @param {any} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
+export function createNode(rt) {
+  const server = rt.id === 'nn' ? new NameNode(rt) : new DataNode(rt);
+  return {
+    start() {
+      server.start();
+    },
+  };
+}
