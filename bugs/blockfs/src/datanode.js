@@ -72,8 +72,9 @@ export class DataNode {
   blockReport() {
     this.lastBlockReport = this.rt.now();
     const blocks = Object.entries(this.replicas).map(([id, r]) => ({ id: Number(id), gs: r.gs }));
-    this.ipc.call(NN, 'BlockReport', { blocks }, 1000, (res) => {
-      if (!res.ok) this.lastBlockReport = 0;
+    this.ipc.call(NN, 'BlockReport', { blocks }, 5000, (res) => {
+      // Rejected (not registered): report again on the next heartbeat round.
+      if (!res.ok && res.error !== 'timeout') this.lastBlockReport = 0;
     });
   }
 
