@@ -32,7 +32,7 @@ export default {
 
     t.check('the DataNode is live again', await waitForDatanodes(t, dfs));
     const consistent = (bs) => bs.every((b) => b.actual.length === 3 && JSON.stringify(b.namenode) === JSON.stringify(b.actual));
-    const after = await waitForCensus(t, consistent, 5000);
+    const after = await waitForCensus(t, consistent, 10000);
     t.check('the NameNode knows every replica and each block has exactly three', consistent(after), { blocks: after });
 
     const w2 = await dfs.writeFile('/jobs/output', ['out#0']);

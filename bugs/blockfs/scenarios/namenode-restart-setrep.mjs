@@ -28,7 +28,7 @@ export default {
     const set = await dfs.nn('SetReplication', { path: '/warehouse/table-a', replication: 2 });
     t.check('replication is lowered to 2', set.ok === true, { set });
     const two = (bs) => bs.filter((b) => b.path === '/warehouse/table-a').every((b) => b.actual.length === 2 && b.namenode.length === 2);
-    const after = await waitForCensus(t, two, 5000);
+    const after = await waitForCensus(t, two, 10000);
     t.check('each block is down to two replicas', two(after), { blocks: after });
 
     const w2 = await dfs.writeFile('/warehouse/table-b', ['b#0']);

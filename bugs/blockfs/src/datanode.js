@@ -123,7 +123,7 @@ export class DataNode {
         const pipeline = /** @type {string[]} */ (b.pipeline ?? []);
         if (pipeline.length === 0) return reply({ ok: true, acks: [this.rt.id] });
         const [next, ...rest] = pipeline;
-        return this.ipc.call(next, 'WriteBlock', { block, data, pipeline: rest }, 2000, (down) => {
+        return this.ipc.call(next, 'WriteBlock', { block, data, pipeline: rest }, 6000, (down) => {
           reply({ ok: true, acks: [this.rt.id, ...(down.ok ? down.acks : [])] });
         });
       }

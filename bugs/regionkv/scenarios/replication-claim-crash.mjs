@@ -39,7 +39,7 @@ export default {
       description: "a live server to start claiming the dead server's replication queue",
     });
     locked.catch(() => {});
-    t.addLinkFault({ from: 'zk', to: '*', type: 'ZkCreateResp', delayMs: [400, 400] });
+    t.addLinkFault({ from: 'zk', to: '*', type: 'ZkCreateResp', delayMs: [1500, 1500] });
     t.note('killing region server', { victim });
     await t.kill(victim);
     const ev = await locked;
@@ -55,7 +55,7 @@ export default {
       t.check('writes succeed after the crashes', r.ok === true, { row, reply: r });
       expected[row] = `x-${row}`;
     }
-    const missing = await waitForPeer(t, expected, 6000);
+    const missing = await waitForPeer(t, expected, 10000);
     t.check('every acknowledged write reaches the peer cluster', missing.length === 0, { missing });
   },
 };

@@ -31,7 +31,7 @@ export class DfsClient {
   }
 
   /** Retries a NameNode call until it succeeds or timeoutMs passes. */
-  async nn(type, body, timeoutMs = 5000) {
+  async nn(type, body, timeoutMs = 15000) {
     const d = deadline(this.t, timeoutMs);
     let last;
     do {
@@ -52,7 +52,7 @@ export class DfsClient {
         const alloc = await this.nn('AddBlock', { path });
         if (!alloc.ok) return { ok: false, step: 'addBlock', reply: alloc };
         const [first, ...pipeline] = alloc.targets;
-        const w = await this.send(first, 'WriteBlock', { block: alloc.block, data, pipeline }, 3000);
+        const w = await this.send(first, 'WriteBlock', { block: alloc.block, data, pipeline }, 8000);
         if (w.ok) written = w;
       }
       if (!written) return { ok: false, step: 'writeBlock' };
@@ -123,7 +123,7 @@ export async function census(t) {
 }
 
 /** Polls the census until `pred(blocks)` holds or timeoutMs passes; returns the last census. */
-export async function waitForCensus(t, pred, timeoutMs = 8000) {
+export async function waitForCensus(t, pred, timeoutMs = 15000) {
   const d = deadline(t, timeoutMs);
   for (;;) {
     const blocks = await census(t);
