@@ -7,7 +7,7 @@ export default {
     'One RM becomes active and the other stays standby; both NodeManagers register; applications submitted ' +
     'through the failover proxy run their AM and finish; an idle node is gracefully decommissioned and leaves, ' +
     'and later applications still run on the remaining node.',
-  timeoutMs: 60000,
+  timeoutMs: 120000,
   async run(t) {
     const yarn = await connect(t, 'client-basic');
     const active = await yarn.waitForActive(20000);

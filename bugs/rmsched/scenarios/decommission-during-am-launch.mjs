@@ -8,7 +8,7 @@ export default {
     'An application with max attempts 1 is submitted to an idle cluster; as soon as the scheduler places its AM ' +
     'container on a node, that node is gracefully decommissioned. The application must finish, the node must ' +
     'leave once the AM is done, and a later application must run on the other node.',
-  timeoutMs: 60000,
+  timeoutMs: 120000,
   async run(t) {
     const yarn = await connect(t, 'client-admin');
     const active = await yarn.waitForActive(20000);

@@ -7,7 +7,7 @@ export default {
     'Applications run under the active RM; the active RM is killed: the standby takes over, recovers the ' +
     'finished applications from the state store, the NodeManagers follow it and new applications run; the old ' +
     'RM is restarted and stays standby.',
-  timeoutMs: 60000,
+  timeoutMs: 120000,
   async run(t) {
     const yarn = await connect(t, 'client-failover');
     const first = await yarn.waitForActive(20000);
@@ -22,7 +22,7 @@ export default {
     await t.kill(first);
     const second = first === 'rm1' ? 'rm2' : 'rm1';
     await t.waitFor((e) => e.kind === 'log' && e.msg === 'transitioned to active' && e.node === second, {
-      timeoutMs: 8000,
+      timeoutMs: 20000,
       description: 'the standby RM to take over',
       includePast: true,
     });
@@ -40,7 +40,7 @@ export default {
 
     await t.restart(first);
     await t.waitFor((e) => e.kind === 'log' && e.msg === 'zk session established' && e.node === first, {
-      timeoutMs: 8000,
+      timeoutMs: 20000,
       description: 'the old RM to reconnect',
       includePast: true,
     });

@@ -13,7 +13,7 @@ export default {
     'resumes as standby. The new active RM is then killed and the first RM becomes active again; the killed RM ' +
     'is restarted. Finally an operator forces the restarted RM active (forcemanual). Exactly one RM must end ' +
     'ACTIVE and applications submitted afterwards must finish.',
-  timeoutMs: 90000,
+  timeoutMs: 120000,
   async run(t) {
     const yarn = await connect(t, 'client-admin');
     const a = await yarn.waitForActive(20000);

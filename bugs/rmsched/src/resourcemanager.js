@@ -120,7 +120,7 @@ export class RMActiveServices {
   constructor(rm) {
     this.rm = rm;
     this.rt = rm.rt;
-    this.nmExpiryMs = Number(this.rt.config.nmExpiryMs ?? 2000);
+    this.nmExpiryMs = Number(this.rt.config.nmExpiryMs ?? 4000);
     this.store = new RMStateStore(this.rt, rm.zk, (type, cause) => rm.onFatal(type, cause));
     this.scheduler = new FifoScheduler(
       this.rt,

@@ -7,7 +7,7 @@ export class ZooKeeperServer {
   /** @param {any} rt */
   constructor(rt) {
     this.rt = rt;
-    this.sessionTimeoutMs = Number(rt.config.zkSessionTimeoutMs ?? 1200);
+    this.sessionTimeoutMs = Number(rt.config.zkSessionTimeoutMs ?? 3000);
     /** @type {Map<number, {owner: string, lastSeen: number}>} */
     this.sessions = new Map();
     this.nextSession = 1;
