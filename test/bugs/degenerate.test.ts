@@ -2,8 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
-import { openWorkspace } from '../../src/core/bugs/workspace';
+import { findBug, findSystem, loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
+import { materialiseBuggySource, openWorkspace } from '../../src/core/bugs/workspace';
+import { applyUnifiedDiff } from '../../src/core/patch/unified';
+import { simulate } from '../../src/core/sim/verification';
 import { inPool } from '../../src/core/pool';
 import { verifyFix, type VerifyResult } from '../../src/core/repro/verify';
 import { liveHostProcesses } from '../helpers/processes';
@@ -19,6 +21,8 @@ const DIR = path.join(__dirname, 'degenerate');
 const MIN_PER_SYSTEM = 2;
 /** One live trial, then the regression checks and the seeds, stopping at the first that fails (the verdict is known). */
 const CHECK = { trials: 1, regressionTrials: 1, simBuggySeeds: 20, simSeeds: 100, failFast: true };
+/** Seeds each scenario gets in the deterministic check. */
+const SIM_SEEDS = 20;
 const AT_ONCE = Number(process.env.DDBENCH_VALIDATE_PARALLEL ?? 3);
 
 interface Degenerate {
@@ -49,6 +53,19 @@ function rejection(r: VerifyResult): string {
   return reasons.join('; ');
 }
 
+/** The first scenario (reproducer, then regression checks) that fails on the patched code in simulation, with its seed and reason. */
+async function failingInSimulation(catalog: Catalog, p: Degenerate, dir: string): Promise<string | undefined> {
+  const bug = findBug(catalog, p.bugId);
+  const system = findSystem(catalog, bug.system);
+  materialiseBuggySource(system, bug, dir);
+  applyUnifiedDiff(dir, fs.readFileSync(p.file, 'utf8'));
+  for (const scenario of [bug.manifest.reproducer.scenario, ...bug.manifest.regression]) {
+    const r = await simulate(system, dir, scenario, { seeds: SIM_SEEDS, stopAtFirstFailure: true });
+    if (r.failed > 0) return `${scenario} seed ${r.firstFailingSeed}: ${r.firstFailure?.reason ?? ''}`;
+  }
+  return undefined;
+}
+
 describe('degenerate fixes are rejected', function () {
   this.timeout(30 * 60_000);
   let catalog: Catalog;
@@ -69,17 +86,20 @@ describe('degenerate fixes are rejected', function () {
     }
   });
 
-  it('verification rejects every one (a live trial, the regression checks, simulated seeds; fail-fast)', async () => {
+  it('verification rejects every one (a live trial, the regression checks, simulated seeds; fail-fast), and each fails deterministically in simulation', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-degenerate-'));
     try {
       const verdicts = await inPool(patches, AT_ONCE, async (p) => {
         const ws = await openWorkspace(catalog, p.bugId, path.join(root, `${p.bugId}--${p.name}`));
         const r = await verifyFix(ws, { kind: 'patch', file: p.file }, CHECK);
-        console.log(`      ${p.bugId}/${p.name}: ${r.verified ? 'VERIFIED (wrongly)' : `rejected — ${rejection(r)}`}`);
         if (r.failed > 0) assert.ok(r.regression.length === 0 && r.sim === undefined, 'fail-fast runs nothing after a failing reproducer');
-        return { patch: `${p.bugId}/${p.name}`, verified: r.verified };
+        const simulated = await failingInSimulation(catalog, p, path.join(root, `${p.bugId}--${p.name}-sim`));
+        console.log(`      ${p.bugId}/${p.name}: ${r.verified ? 'VERIFIED (wrongly)' : `rejected — ${rejection(r)}`}; simulated: ${simulated ?? 'passes every scenario'}`);
+        return { patch: `${p.bugId}/${p.name}`, verified: r.verified, simulated };
       });
       assert.deepEqual(verdicts.filter((v) => v.verified).map((v) => v.patch), []);
+      // A loaded machine can fail a live trial for its own reasons; simulation cannot, so it must fail the patch too.
+      assert.deepEqual(verdicts.filter((v) => v.simulated === undefined).map((v) => v.patch), [], 'patches that pass the reproducer and every regression check in simulation');
       assert.deepEqual(liveHostProcesses(root), [], 'node processes left behind');
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
