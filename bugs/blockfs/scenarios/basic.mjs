@@ -7,7 +7,7 @@ export default {
     'A healthy cluster: four DataNodes register, files are written through three-node pipelines and read ' +
     'back, every block has exactly three replicas that the NameNode knows about, and raising a file\'s ' +
     'replication to four gets its blocks copied to the fourth DataNode.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const dfs = await connect(t, 'client-basic');
     t.check('every DataNode registers', await waitForDatanodes(t, dfs));

@@ -9,7 +9,7 @@ export default {
     're-replicated; then the link comes back. Within a few seconds the NameNode must again know every replica ' +
     'the DataNodes hold, each block must be back to exactly three replicas, and files must stay writable and ' +
     'readable.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const dfs = await connect(t, 'client-rejoin');
     t.check('every DataNode registers', await waitForDatanodes(t, dfs));

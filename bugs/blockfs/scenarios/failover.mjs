@@ -7,7 +7,7 @@ export default {
     'Files are written; a DataNode holding replicas is killed: the NameNode declares it dead and re-replicates ' +
     'its blocks onto the remaining nodes, and every file stays readable. The DataNode is restarted with its ' +
     'disk: it registers again, new files can be written, and everything reads back.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const dfs = await connect(t, 'client-failover');
     t.check('every DataNode registers', await waitForDatanodes(t, dfs));

@@ -8,7 +8,7 @@ export default {
     're-registered and every block is located again, the file\'s replication is lowered to 2. Within a few ' +
     'seconds each block must be down to two replicas, on the DataNodes and in the NameNode\'s map, and new ' +
     'files must still be writable and readable.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const dfs = await connect(t, 'client-setrep');
     t.check('every DataNode registers', await waitForDatanodes(t, dfs));

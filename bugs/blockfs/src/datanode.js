@@ -73,8 +73,10 @@ export class DataNode {
     this.lastBlockReport = this.rt.now();
     const blocks = Object.entries(this.replicas).map(([id, r]) => ({ id: Number(id), gs: r.gs }));
     this.ipc.call(NN, 'BlockReport', { blocks }, 5000, (res) => {
-      // Rejected (not registered): report again on the next heartbeat round.
-      if (!res.ok && res.error !== 'timeout') this.lastBlockReport = 0;
+      if (res.error !== 'unregistered') return;
+      // The NameNode does not know this node (any more): register again, which reports again.
+      this.registered = false;
+      this.register();
     });
   }
 

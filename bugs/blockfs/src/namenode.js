@@ -62,7 +62,7 @@ export class NameNode {
       case 'Heartbeat':
         return reply({ ok: true, commands: this.bm.handleHeartbeat(from) });
       case 'BlockReport':
-        return reply({ ok: this.bm.processReport(from, b.blocks ?? []) });
+        return reply(this.bm.processReport(from, b.blocks ?? []) ? { ok: true } : { ok: false, error: 'unregistered' });
       case 'BlockReceived':
         this.bm.blockReceived(from, Number(b.block), Number(b.gs));
         return reply({ ok: true });
@@ -75,7 +75,7 @@ export class NameNode {
         return reply({ ok: true });
       }
       case 'AddBlock':
-        return reply(this.addBlock(String(b.path)));
+        return reply(this.addBlock(String(b.path), Number(b.index ?? -1)));
       case 'Complete':
         return reply(this.complete(String(b.path)));
       case 'GetBlockLocations': {
@@ -99,12 +99,14 @@ export class NameNode {
     }
   }
 
-  addBlock(path) {
+  /** Allocates block number `index` of the file (a retried call gets the same block, with fresh targets). */
+  addBlock(path, index) {
     const f = this.ns.files[path];
     if (!f) return { ok: false, error: 'file not found' };
     if (f.complete) return { ok: false, error: 'file is complete' };
     const targets = this.bm.chooseTargets(f.replication);
     if (targets.length === 0) return { ok: false, error: 'no datanodes' };
+    if (index >= 0 && index < f.blocks.length) return { ok: true, block: f.blocks[index], targets };
     const block = { id: this.ns.nextBlockId++, gs: this.ns.genStamp };
     f.blocks.push(block);
     this.saveNamespace();

@@ -7,7 +7,7 @@ export default {
     'A healthy cluster: the active master assigns the table\'s three regions, clients write and read rows in ' +
     'every region through hbase:meta, a region is split and its rows stay readable in the daughters, no two ' +
     'online regions overlap, and every write reaches the peer cluster.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const hc = await connect(t, 'client-basic');
     const up = await waitForCluster(t, hc);

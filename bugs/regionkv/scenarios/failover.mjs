@@ -8,7 +8,7 @@ export default {
     'splits its WAL, reassigns its regions, and every acknowledged row is still readable. Then the active ' +
     'master is killed: the backup takes over, the regions stay where they are, writes continue, and every ' +
     'write reaches the peer cluster.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const hc = await connect(t, 'client-failover');
     const up = await waitForCluster(t, hc);

@@ -9,7 +9,7 @@ export default {
     'starts taking over its replication queue is killed as well (its ZooKeeper replies are slowed so the kill ' +
     'lands mid-takeover). The last region server must end up serving every region, and every acknowledged ' +
     'write, before and after the crashes, must reach the peer cluster.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const hc = await connect(t, 'client-repl');
     const up = await waitForCluster(t, hc);

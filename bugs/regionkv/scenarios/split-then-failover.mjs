@@ -8,7 +8,7 @@ export default {
     'region server hosting the daughters are killed at the same moment. The backup master must take over, ' +
     'every region must come back online, every acknowledged row must be readable and writable, and no two ' +
     'online regions may cover the same keys.',
-  timeoutMs: 90000,
+  timeoutMs: 150000,
   async run(t) {
     const hc = await connect(t, 'client-split');
     const up = await waitForCluster(t, hc);

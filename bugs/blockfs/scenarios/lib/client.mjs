@@ -11,6 +11,8 @@ export function deadline(t, ms) {
   return d;
 }
 
+const RETRY = new Set(['timeout', 'down', 'not yet replicated', 'no datanodes']);
+
 export class DfsClient {
   constructor(t, client) {
     this.t = t;
@@ -35,8 +37,8 @@ export class DfsClient {
     const d = deadline(this.t, timeoutMs);
     let last;
     do {
-      last = await this.send('nn', type, body);
-      if (last.ok) return last;
+      last = await this.send('nn', type, body, 3000);
+      if (last.ok || !RETRY.has(last.error)) return last;
       await this.t.sleep(100);
     } while (!d.expired);
     return last;
@@ -45,11 +47,12 @@ export class DfsClient {
   /** Creates `path` and writes one block per element of `chunks` through a pipeline. */
   async writeFile(path, chunks, replication = 3) {
     const created = await this.nn('Create', { path, replication });
-    if (!created.ok) return { ok: false, step: 'create', reply: created };
-    for (const data of chunks) {
+    // A retried Create whose first attempt went through finds its own file.
+    if (!created.ok && created.error !== 'file exists') return { ok: false, step: 'create', reply: created };
+    for (const [index, data] of chunks.entries()) {
       let written = null;
       for (let attempt = 0; attempt < 5 && !written; attempt++) {
-        const alloc = await this.nn('AddBlock', { path });
+        const alloc = await this.nn('AddBlock', { path, index });
         if (!alloc.ok) return { ok: false, step: 'addBlock', reply: alloc };
         const [first, ...pipeline] = alloc.targets;
         const w = await this.send(first, 'WriteBlock', { block: alloc.block, data, pipeline }, 8000);
