@@ -28,6 +28,9 @@ export const COMMANDS = {
   showTimeline: { id: 'ddbench.showTimeline', title: 'Show Timeline', icon: '$(graph-line)' },
   showTrialTimeline: { id: 'ddbench.showTrialTimeline', title: 'Show Timeline of a Reproducer Trial…', icon: '$(beaker)' },
   showFileTimeline: { id: 'ddbench.showFileTimeline', title: 'Show Timeline of Event or Log Files…', icon: '$(file)' },
+  runSimSeeds: { id: 'ddbench.runSimSeeds', title: 'Run Simulated Seeds…', icon: '$(run-all)' },
+  replaySeed: { id: 'ddbench.replaySeed', title: 'Replay Simulated Seed in Timeline…', icon: '$(play)' },
+  replayShrunkSeed: { id: 'ddbench.replayShrunkSeed', title: 'Replay Simulated Seed, Shrunk…', icon: '$(fold)' },
   openAgent: { id: 'ddbench.openAgent', title: 'Open Agent Panel', icon: '$(hubot)' },
   setAgentApiKey: { id: 'ddbench.setAgentApiKey', title: 'Set Agent API Key…', icon: '$(key)' },
   clearAgentApiKey: { id: 'ddbench.clearAgentApiKey', title: 'Clear Agent API Key', icon: '$(trash)' },
@@ -52,12 +55,15 @@ export const VIEWS = {
   container: 'ddbench',
   bugs: 'ddbench.bugs',
   cluster: 'ddbench.cluster',
+  seeds: 'ddbench.seeds',
 } as const;
 
 /** Tree items' `contextValue`s, which the manifest's menus match on. */
 export const CONTEXT_VALUES = {
   bug: 'ddbench.bug',
   system: 'ddbench.system',
+  /** A failing seed in the Simulated Seeds view. */
+  seed: 'ddbench.seed',
   /** Followed by the node's status, then `.inspectable` when it has an inspector port. */
   nodePrefix: 'ddbench.node.',
 } as const;

@@ -18,11 +18,12 @@ import { AgentPanel } from './agentPanel';
 import { ComparisonView } from './comparisonView';
 import { StudySession } from './studyAttempt';
 import { parseStudySettings } from './studySettings';
+import { SimSeeds } from './simSeeds';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 
 /** Kept for deactivate(), which gets no context: nothing the window started may outlive it. */
-let running: { session: ClusterSession; reproducers: ReproducerRuns; agent?: AgentPanel } | undefined;
+let running: { session: ClusterSession; reproducers: ReproducerRuns; agent?: AgentPanel; seeds?: SimSeeds } | undefined;
 
 /** What activate() returns: the trees, so the @vscode/test-electron suite can read what the views show. */
 export interface DDBenchApi {
@@ -51,6 +52,9 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   running.agent = agent;
   context.subscriptions.push(agent);
   context.subscriptions.push(output, store, session, bugsTree, bugsView, clusterTree, clusterView, statusBar, timeline);
+  const seeds = new SimSeeds(context, output, { workspace: () => bugWorkspace, showTimeline: (file, label) => timeline.showFiles([file], label) });
+  running.seeds = seeds;
+  context.subscriptions.push(seeds);
 
   const study = new StudySession(context, output, () => store.get(), settings, () => parseStudySettings((key) => vscode.workspace.getConfiguration().get(key)));
   const comparison = new ComparisonView(context, output, () => store.get(), () => bugWorkspace, study);
@@ -71,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
 
   const handlers: Record<CommandName, Handler> = {
     ...study.handlers(),
+    ...seeds.handlers(),
     showComparison: () => comparison.showWorkspace(),
     compareRecordsFolder: () => comparison.pickFolders(),
     openBug: (arg) => openBug(context, store, settings, arg),
@@ -155,6 +160,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.inBugWorkspace, bugWorkspace !== undefined);
     statusBar.update();
     bugsTree.refresh();
+    seeds.refresh();
     if (bugWorkspace) await showPendingIssue(context, bugWorkspace.dir);
   }
   function redetect(): void {
@@ -167,5 +173,5 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
 export async function deactivate(): Promise<void> {
   const current = running;
   running = undefined;
-  if (current) await Promise.allSettled([current.session.stop(), current.reproducers.cancelAll(), current.agent?.stop()]);
+  if (current) await Promise.allSettled([current.session.stop(), current.reproducers.cancelAll(), current.agent?.stop(), current.seeds?.cancel()]);
 }

@@ -82,6 +82,12 @@ export class TimelinePanel implements vscode.Disposable {
     if (run !== undefined) await this.show([run]);
   }
 
+  /** Event files (a simulated replay, say) under a label of the caller's. */
+  async showFiles(files: string[], label?: string): Promise<void> {
+    const run = await this.load(files);
+    await this.show([label === undefined ? run : { ...run, label }]);
+  }
+
   dispose(): void {
     this.shown?.panel.dispose();
   }

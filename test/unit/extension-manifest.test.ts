@@ -65,17 +65,17 @@ describe('extension manifest (package.json) vs src/extension tables', () => {
     assert.deepEqual(unknown, []);
   });
 
-  it('declares the activity-bar container and both views, with icons that exist', () => {
+  it('declares the activity-bar container and its views, with icons that exist', () => {
     const container = contributes.viewsContainers.activitybar.find((c) => c.id === VIEWS.container);
     assert.ok(container, `activity-bar container ${VIEWS.container}`);
     assert.ok(fs.existsSync(path.join(root, container.icon)), `icon ${container.icon}`);
     const views = (contributes.views[VIEWS.container] ?? []).map((v) => v.id);
-    assert.deepEqual(views.sort(), [VIEWS.bugs, VIEWS.cluster].sort());
+    assert.deepEqual(views.sort(), [VIEWS.bugs, VIEWS.cluster, VIEWS.seeds].sort());
     for (const w of contributes.viewsWelcome) assert.ok(views.includes(w.view), `welcome view for unknown view ${w.view}`);
   });
 
   it('uses only known view ids, context keys and context values in when clauses', () => {
-    const known = new Set<string>([...Object.values(VIEWS), ...Object.values(CONTEXT_KEYS), CONTEXT_VALUES.bug, CONTEXT_VALUES.system]);
+    const known = new Set<string>([...Object.values(VIEWS), ...Object.values(CONTEXT_KEYS), CONTEXT_VALUES.bug, CONTEXT_VALUES.system, CONTEXT_VALUES.seed]);
     const used = allWhens.flatMap((w) => [...w.matchAll(/(?<![\\\w])ddbench\.[A-Za-z]+(?![\\\w])/g)].map((m) => m[0]));
     assert.deepEqual(used.filter((k) => !known.has(k)), []);
     for (const key of Object.values(CONTEXT_KEYS)) assert.ok(used.includes(key), `context key ${key} is set but never used`);
