@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bugTableMarkdown } from '../../src/core/bugs/bug-table';
+import { bugTableMarkdown, systemTableMarkdown } from '../../src/core/bugs/bug-table';
 import { loadCatalog, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
 import { validateBug, type ValidationResult } from '../../src/core/repro/verify';
 import { liveHostProcesses } from '../helpers/processes';
@@ -64,10 +64,11 @@ describe('bug set validation', function () {
     assert.equal(new Set(upstream).size, upstream.length, 'two bugs re-create the same upstream bug');
   });
 
-  it("lists exactly the catalogue in the README's bug table (`ddbench bugs --markdown`)", () => {
+  it("lists exactly the catalogue in the README's systems and bug tables (`ddbench bugs --markdown`)", () => {
     const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const table = /<!-- bug-table:start -->\n([\s\S]*?)\n<!-- bug-table:end -->/.exec(readme)?.[1];
-    assert.equal(table, bugTableMarkdown(catalog), 'run `npx tsx scripts/update-bug-table.ts`');
+    const block = (name: string) => new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`).exec(readme)?.[1];
+    assert.equal(block('systems-table'), systemTableMarkdown(catalog), 'run `npx tsx scripts/update-bug-table.ts`');
+    assert.equal(block('bug-table'), bugTableMarkdown(catalog), 'run `npx tsx scripts/update-bug-table.ts`');
   });
 
   it(`validates every bug live and simulated (${FULL ? "validate's defaults" : 'quick: 2 live trials per code version, 20 buggy and 100 fixed seeds'})`, async () => {

@@ -9,3 +9,12 @@ export function bugTableMarkdown(catalog: Catalog): string {
   });
   return ['| bug | system | upstream | tier | categories |', '|---|---|---|---|---|', ...rows].join('\n');
 }
+
+/** The README's systems table (Markdown): id, the upstream project it is modelled after, its description. */
+export function systemTableMarkdown(catalog: Catalog): string {
+  const rows = catalog.systems.map((s) => {
+    const bugs = catalog.bugs.filter((b) => b.system === s.id).length;
+    return `| ${s.id} | [${s.manifest.modelledAfter.project}](${s.manifest.modelledAfter.url}) | ${bugs} | ${s.manifest.description.replace(/\|/g, '\\|')} |`;
+  });
+  return ['| system | modelled after | bugs | what it is |', '|---|---|---|---|', ...rows].join('\n');
+}
