@@ -1,0 +1,176 @@
+// zkdatabase.js — after ZooKeeper's ZKDatabase, DataTree and FileTxnSnapLog:
+// the in-memory tree of znodes, the transaction log on disk, an optional
+// snapshot, and the committedLog the leader syncs learners from. On load the
+// snapshot is restored and every logged transaction after it is replayed.
+
+const LOG = 'log';
+const SNAPSHOT = 'snapshot';
+
+/** zxid = epoch in the high 32 bits, counter in the low 32 bits. */
+export const ZXID_EPOCH = 2 ** 32;
+export function makeZxid(epoch, counter) {
+  return epoch * ZXID_EPOCH + counter;
+}
+export function epochOf(zxid) {
+  return Math.floor(zxid / ZXID_EPOCH);
+}
+export function hexZxid(zxid) {
+  return '0x' + zxid.toString(16);
+}
+
+export class DataTree {
+  constructor() {
+    /** @type {Map<string, { data: string, version: number, czxid: number, mzxid: number }>} */
+    this.nodes = new Map([['/', { data: '', version: 0, czxid: 0, mzxid: 0 }]]);
+    this.lastProcessedZxid = 0;
+  }
+
+  static parent(path) {
+    const i = path.lastIndexOf('/');
+    return i <= 0 ? '/' : path.slice(0, i);
+  }
+
+  /** Applies one transaction; every replica gets the same result for the same txn. */
+  processTxn(txn) {
+    this.lastProcessedZxid = txn.zxid;
+    const node = this.nodes.get(txn.path);
+    switch (txn.type) {
+      case 'create':
+        if (node) return { ok: false, error: 'NODEEXISTS' };
+        if (!this.nodes.has(DataTree.parent(txn.path))) return { ok: false, error: 'NONODE' };
+        this.nodes.set(txn.path, { data: txn.data, version: 0, czxid: txn.zxid, mzxid: txn.zxid });
+        return { ok: true, path: txn.path };
+      case 'setData':
+        if (!node) return { ok: false, error: 'NONODE' };
+        if (txn.version !== -1 && txn.version !== node.version) return { ok: false, error: 'BADVERSION' };
+        node.data = txn.data;
+        node.version += 1;
+        node.mzxid = txn.zxid;
+        return { ok: true, stat: stat(node) };
+      case 'delete':
+        if (!node || txn.path === '/') return { ok: false, error: 'NONODE' };
+        if (txn.version !== -1 && txn.version !== node.version) return { ok: false, error: 'BADVERSION' };
+        for (const p of this.nodes.keys()) if (DataTree.parent(p) === txn.path && p !== '/') return { ok: false, error: 'NOTEMPTY' };
+        this.nodes.delete(txn.path);
+        return { ok: true };
+      default:
+        return { ok: false, error: `unknown txn ${txn.type}` };
+    }
+  }
+
+  getData(path) {
+    const node = this.nodes.get(path);
+    return node ? { found: true, data: node.data, stat: stat(node) } : { found: false, data: null, stat: null };
+  }
+
+  /** Like ZooKeeper's digest: a hash over every znode's path, data and stat. */
+  digest() {
+    let h = 0x811c9dc5;
+    for (const p of [...this.nodes.keys()].sort()) {
+      const n = this.nodes.get(p);
+      const s = `|${p}=${n.data}@${n.version}/${n.czxid}/${n.mzxid}`;
+      for (let i = 0; i < s.length; i++) {
+        h ^= s.charCodeAt(i);
+        h = Math.imul(h, 0x01000193) >>> 0;
+      }
+    }
+    return h.toString(16).padStart(8, '0');
+  }
+
+  serialize() {
+    return { zxid: this.lastProcessedZxid, nodes: Object.fromEntries(this.nodes) };
+  }
+
+  static deserialize(snap) {
+    const t = new DataTree();
+    t.nodes = new Map(Object.entries(snap.nodes).map(([p, n]) => [p, { ...n }]));
+    t.lastProcessedZxid = snap.zxid;
+    return t;
+  }
+}
+
+function stat(node) {
+  return { version: node.version, czxid: hexZxid(node.czxid), mzxid: hexZxid(node.mzxid) };
+}
+
+export class ZKDatabase {
+  /** @param {any} disk the node's disk (rt.disk) */
+  constructor(disk) {
+    this.disk = disk;
+    this.tree = new DataTree();
+    /** @type {Array<{ zxid: number, type: string, path: string, data?: string, version?: number, origin?: any }>} */
+    this.committedLog = [];
+    this.snapshotZxid = 0;
+  }
+
+  get minCommittedLog() {
+    return this.committedLog.length ? this.committedLog[0].zxid : this.snapshotZxid;
+  }
+
+  get maxCommittedLog() {
+    return this.committedLog.length ? this.committedLog[this.committedLog.length - 1].zxid : this.snapshotZxid;
+  }
+
+  /** Restores the snapshot and replays the log after it. Returns the last zxid. */
+  loadDataBase() {
+    const snap = this.disk.read(SNAPSHOT);
+    this.tree = snap ? DataTree.deserialize(JSON.parse(snap)) : new DataTree();
+    this.snapshotZxid = this.tree.lastProcessedZxid;
+    this.committedLog = [];
+    for (const txn of this.readLog()) {
+      if (txn.zxid <= this.snapshotZxid) continue;
+      this.tree.processTxn(txn);
+      this.committedLog.push(txn);
+    }
+    return this.tree.lastProcessedZxid;
+  }
+
+  readLog() {
+    const out = [];
+    for (const line of (this.disk.read(LOG) ?? '').split('\n')) {
+      if (!line) continue;
+      try {
+        out.push(JSON.parse(line));
+      } catch {
+        break; // a torn tail record
+      }
+    }
+    return out;
+  }
+
+  /** Appends transactions to the txn log; `commit()` makes them durable. */
+  append(txns) {
+    if (txns.length === 0) return;
+    this.disk.append(LOG, txns.map((t) => JSON.stringify(t) + '\n').join(''));
+  }
+
+  commit() {
+    this.disk.sync();
+  }
+
+  /** The last zxid in the txn log (or the snapshot). */
+  lastLoggedZxid() {
+    const log = this.readLog();
+    return log.length ? Math.max(this.snapshotZxid, log[log.length - 1].zxid) : this.snapshotZxid;
+  }
+
+  addCommittedProposal(txn) {
+    this.committedLog.push(txn);
+  }
+
+  /** Drops every logged txn after zxid, then reloads the tree. */
+  truncateLog(zxid) {
+    const kept = this.readLog().filter((t) => t.zxid <= zxid);
+    this.disk.write(LOG, kept.map((t) => JSON.stringify(t) + '\n').join(''));
+    this.disk.sync();
+    return this.loadDataBase();
+  }
+
+  /** Replaces everything with the leader's snapshot. */
+  restoreSnapshot(snap) {
+    this.disk.write(SNAPSHOT, JSON.stringify(snap));
+    this.disk.write(LOG, '');
+    this.disk.sync();
+    return this.loadDataBase();
+  }
+}
