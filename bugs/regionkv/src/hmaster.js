@@ -239,10 +239,10 @@ export class HMaster {
     }
   }
 
-  assign(rs) {
+  assign(rs, retryOn = null) {
     const servers = [...this.onlineServers].sort();
     if (servers.length === 0) return;
-    const server = servers[this.rr++ % servers.length];
+    const server = retryOn && this.onlineServers.has(retryOn) ? retryOn : servers[this.rr++ % servers.length];
     rs.state = 'OPENING';
     rs.server = server;
     this.rt.log.info('assigning region', { region: rs.info.name, server });
@@ -251,6 +251,10 @@ export class HMaster {
       if (res.ok) {
         rs.state = 'OPEN';
         this.rt.log.info('region opened', { region: rs.info.name, server });
+      } else if (res.error === 'timeout' && this.onlineServers.has(server)) {
+        // The server may still be opening it: ask the same server again rather than open it twice.
+        this.rt.log.warn('open timed out, retrying', { region: rs.info.name, server });
+        this.assign(rs, server);
       } else {
         this.rt.log.warn('open failed', { region: rs.info.name, server, error: res.error ?? null });
         rs.state = 'OFFLINE';
