@@ -12,7 +12,7 @@ export default {
   timeoutMs: 120000,
   async run(t) {
     const kv = await connect(t, 'client-drain');
-    const views = await kv.waitViews(t.nodes, { live: t.nodes, ring: t.nodes, timeoutMs: 30000 });
+    const views = await kv.waitViews(t.nodes, { live: t.nodes, ring: t.nodes, timeoutMs: 60000 });
     t.check('every node sees the whole ring up', views.ok, { statuses: views.statuses.map(brief) });
     for (let i = 0; i < 6; i++) {
       const r = await kv.put('n1', `before/${i}`, `v${i}`, 'ALL');

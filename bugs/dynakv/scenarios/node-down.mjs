@@ -11,7 +11,7 @@ export default {
   timeoutMs: 120000,
   async run(t) {
     const kv = await connect(t, 'client-down');
-    const views = await kv.waitViews(t.nodes, { live: t.nodes, ring: t.nodes, timeoutMs: 30000 });
+    const views = await kv.waitViews(t.nodes, { live: t.nodes, ring: t.nodes, timeoutMs: 60000 });
     t.check('every node sees the whole ring up', views.ok, { statuses: views.statuses.map(brief) });
 
     const victim = t.nodes[1 + Math.floor(t.random() * (t.nodes.length - 1))];

@@ -8,10 +8,10 @@ export default {
     'n3 is rebooted (killed and restarted). Once the removal has had time to settle, no node may still carry n4 ' +
     'in its gossip state or its ring, for good; writes and reads at ALL keep working on the three remaining nodes.',
   timeoutMs: 120000,
-  config: { removedExpireMs: 5000 },
+  config: { removedExpireMs: 8000 },
   async run(t) {
     const kv = await connect(t, 'client-remove');
-    const views = await kv.waitViews(t.nodes, { live: t.nodes, ring: t.nodes, timeoutMs: 30000 });
+    const views = await kv.waitViews(t.nodes, { live: t.nodes, ring: t.nodes, timeoutMs: 60000 });
     t.check('every node sees the whole ring up', views.ok, { statuses: views.statuses.map(brief) });
     const rest = ['n1', 'n2', 'n3'];
 
@@ -20,7 +20,7 @@ export default {
     t.check('the others mark n4 down', down.ok, { statuses: down.statuses.map(brief) });
 
     const excised = t.waitFor((e) => e.kind === 'log' && e.node === 'n3' && e.msg === 'removed endpoint from ring' && e.fields?.endpoint === 'n4', {
-      timeoutMs: 5000,
+      timeoutMs: 10000,
       description: 'n3 to take n4 out of its ring',
       includePast: true,
     });
@@ -28,13 +28,13 @@ export default {
     const removed = await kv.send('n1', 'RemoveNode', { node: 'n4' });
     t.check('RemoveNode is accepted', removed.ok === true, { removed });
     // The removal's expire time (removedExpireMs) and a few gossip rounds more.
-    const settledAfterExpiry = t.sleep(5000 + 800);
+    const settledAfterExpiry = t.sleep(8000 + 800);
     await excised;
     await t.kill('n3');
     await t.restart('n3');
     t.note('rebooted n3 after it applied the removal');
 
-    const ring = await kv.waitViews(rest, { live: rest, ring: rest, timeoutMs: 5000 });
+    const ring = await kv.waitViews(rest, { live: rest, ring: rest, timeoutMs: 8000 });
     t.check('the three remaining nodes see each other up, without n4 in the ring', ring.ok, { statuses: ring.statuses.map(brief) });
 
     // Past the removal's expire time (and a couple of gossip rounds), then for a while longer.

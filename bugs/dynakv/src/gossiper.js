@@ -45,7 +45,7 @@ export class Gossiper {
     this.self = rt.id;
     this.subscriber = subscriber;
     this.intervalMs = Number(rt.config.gossipIntervalMs ?? 200);
-    this.convictMs = Number(rt.config.convictMs ?? 2000);
+    this.convictMs = Number(rt.config.convictMs ?? 3000);
     this.quarantineDelayMs = Number(rt.config.quarantineDelayMs ?? 2000);
     this.seeds = /** @type {string[]} */ (rt.config.seeds ?? rt.nodes.slice(0, 2));
     /** @type {Map<string, {generation: number, version: number, appStates: Record<string, {value: any, version: number}>, alive: boolean, updateTimestamp: number}>} */
