@@ -1,0 +1,135 @@
+// controller.js — after Kafka's KafkaController (with the partition state it
+// keeps in ZooKeeper): it tracks broker sessions by heartbeat, elects the
+// partition leader from the live ISR (no unclean election), bumps the leader
+// epoch on every leader or controller-side ISR change, and sends LeaderAndIsr
+// to the replicas. Leaders report ISR shrink/expand with AlterIsr. An admin
+// may move leadership to another in-sync replica (ElectLeaders).
+
+const STATE = 'partition-state';
+
+export class KafkaController {
+  /** @param {any} rt the node runtime */
+  constructor(rt) {
+    this.rt = rt;
+    const c = rt.config;
+    this.sessionTimeoutMs = Number(c.sessionTimeoutMs ?? 3000);
+    this.replicas = /** @type {string[]} */ (c.replicas ?? rt.nodes.filter((n) => n !== rt.id));
+    /** @type {Map<string, { incarnation: string, lastSeen: number, alive: boolean }>} */
+    this.brokers = new Map();
+    const saved = rt.disk.read(STATE);
+    /** @type {{ leader: string | null, leaderEpoch: number, isr: string[] }} */
+    this.state = saved ? JSON.parse(saved) : { leader: null, leaderEpoch: -1, isr: [...this.replicas] };
+  }
+
+  start() {
+    this.rt.onMessage((msg) => this.onMessage(msg));
+    this.rt.exposeState(() => ({ id: this.rt.id, role: 'controller', ...this.state, replicas: this.replicas, liveBrokers: this.live() }));
+    this.rt.log.info('controller started', { ...this.state });
+    const loop = () => {
+      this.checkSessions();
+      this.rt.setTimer(100, loop);
+    };
+    this.rt.setTimer(100, loop);
+  }
+
+  live() {
+    return [...this.brokers].filter(([, b]) => b.alive).map(([id]) => id);
+  }
+
+  persist() {
+    this.rt.disk.write(STATE, JSON.stringify(this.state));
+    this.rt.disk.sync();
+  }
+
+  onMessage({ from, type, body }) {
+    const req = body ?? {};
+    const reply = (res) => this.rt.send(from, type + 'Resp', { reqId: req.reqId ?? null, ...res });
+    switch (type) {
+      case 'BrokerHeartbeat':
+        return this.heartbeat(from, String(req.incarnation));
+      case 'AlterIsr':
+        return this.alterIsr(from, req);
+      case 'Metadata':
+      case 'Status':
+        return reply({ ok: true, id: this.rt.id, role: 'controller', ...this.state, liveBrokers: this.live() });
+      case 'ElectLeaders': {
+        const target = String(req.broker);
+        if (!this.state.isr.includes(target) || !this.brokers.get(target)?.alive) return reply({ ok: false, error: 'ELIGIBLE_LEADERS_NOT_AVAILABLE', ...this.state });
+        if (this.state.leader !== target) this.elect(target, this.state.isr, 'admin election');
+        return reply({ ok: true, ...this.state });
+      }
+      default:
+        return reply({ ok: false, error: `unknown request ${type}` });
+    }
+  }
+
+  heartbeat(broker, incarnation) {
+    const b = this.brokers.get(broker);
+    const now = this.rt.now();
+    if (b && b.alive && b.incarnation === incarnation) {
+      b.lastSeen = now;
+      return;
+    }
+    this.brokers.set(broker, { incarnation, lastSeen: now, alive: true });
+    this.rt.log.info('broker registered', { broker, incarnation });
+    this.onBrokerStartup(broker);
+  }
+
+  onBrokerStartup(broker) {
+    if (!this.replicas.includes(broker)) return;
+    if (this.state.leader === null && this.state.isr.includes(broker)) {
+      const live = this.state.isr.filter((r) => this.brokers.get(r)?.alive);
+      return this.elect(broker, live, 'offline partition');
+    }
+    if (this.state.leader !== null) this.sendLeaderAndIsr([broker]);
+  }
+
+  checkSessions() {
+    const now = this.rt.now();
+    const dead = [];
+    for (const [id, b] of this.brokers) {
+      if (b.alive && now - b.lastSeen > this.sessionTimeoutMs) {
+        b.alive = false;
+        dead.push(id);
+      }
+    }
+    if (dead.length) this.onBrokerFailure(dead);
+  }
+
+  onBrokerFailure(dead) {
+    this.rt.log.info('broker session expired', { brokers: dead });
+    const liveIsr = this.state.isr.filter((r) => !dead.includes(r) && this.brokers.get(r)?.alive);
+    if (this.state.leader !== null && dead.includes(this.state.leader)) {
+      if (liveIsr.length === 0) {
+        this.state = { ...this.state, leader: null };
+        this.persist();
+        this.rt.log.warn('partition offline', { isr: this.state.isr });
+        return;
+      }
+      return this.elect(liveIsr[0], liveIsr, 'leader failure');
+    }
+    if (this.state.leader !== null && liveIsr.length !== this.state.isr.length) {
+      this.elect(this.state.leader, liveIsr, 'replica failure');
+    }
+  }
+
+  elect(leader, isr, reason) {
+    this.state = { leader, leaderEpoch: this.state.leaderEpoch + 1, isr: [...isr] };
+    this.persist();
+    this.rt.log.info('leader elected', { reason, ...this.state });
+    this.sendLeaderAndIsr(this.replicas.filter((r) => this.brokers.get(r)?.alive));
+  }
+
+  sendLeaderAndIsr(brokers) {
+    for (const b of brokers) this.rt.send(b, 'LeaderAndIsr', { leader: this.state.leader, leaderEpoch: this.state.leaderEpoch, isr: this.state.isr });
+  }
+
+  alterIsr(from, req) {
+    if (from !== this.state.leader || req.leaderEpoch !== this.state.leaderEpoch) return;
+    const isr = req.isr.filter((r) => this.replicas.includes(r));
+    if (!isr.includes(from)) return;
+    this.state = { ...this.state, isr };
+    this.persist();
+    this.rt.log.info('isr updated', { leader: from, leaderEpoch: this.state.leaderEpoch, isr });
+  }
+}

@@ -1,0 +1,102 @@
+// fetcher.js — after Kafka's ReplicaFetcherThread (AbstractFetcherThread): a
+// follower first reconciles its log with the leader's — it asks for the end
+// offset of its latest leader epoch (OffsetsForLeaderEpoch, KIP-101) and
+// truncates to it — and then fetches from its log end offset, appending what
+// it gets and taking the leader's high watermark. Errors back off for
+// fetchBackoffMs; a request unanswered for replicaSocketTimeoutMs counts as an
+// error.
+
+import { UNDEFINED_OFFSET } from './log.js';
+
+export class ReplicaFetcherThread {
+  /** @param {any} rt @param {import('./partition.js').Partition} partition */
+  constructor(rt, partition) {
+    this.rt = rt;
+    this.partition = partition;
+    const c = rt.config;
+    this.fetchBackoffMs = Number(c.fetchBackoffMs ?? 200);
+    this.socketTimeoutMs = Number(c.replicaSocketTimeoutMs ?? 1000);
+    this.fetchMaxWaitMs = Number(c.fetchMaxWaitMs ?? 300);
+    this.leader = null;
+    this.leaderEpoch = -1;
+    /** idle → truncating → fetching */
+    this.state = 'idle';
+    this.inFlight = null;
+    this.seq = 0;
+    this.backoffTimer = null;
+  }
+
+  addPartition(leader, leaderEpoch) {
+    this.leader = leader;
+    this.leaderEpoch = leaderEpoch;
+    this.state = 'truncating';
+    this.backoffTimer?.cancel();
+    this.doWork();
+  }
+
+  removePartition() {
+    this.leader = null;
+    this.state = 'idle';
+    this.backoffTimer?.cancel();
+  }
+
+  doWork() {
+    if (this.inFlight || this.state === 'idle') return;
+    const reqId = `${this.rt.id}-f${++this.seq}`;
+    const log = this.partition.log;
+    const to = this.leader;
+    this.inFlight = { reqId, to };
+    this.inFlight.timer = this.rt.setTimer(this.socketTimeoutMs, () => {
+      if (this.inFlight?.reqId !== reqId) return;
+      this.inFlight = null;
+      this.backoff();
+    });
+    if (this.state === 'truncating') {
+      this.rt.send(to, 'OffsetsForLeaderEpoch', { reqId, epoch: log.leaderEpochCache.latestEpoch() });
+    } else {
+      this.rt.send(to, 'Fetch', { reqId, replicaId: this.rt.id, offset: log.logEndOffset(), maxWaitMs: this.fetchMaxWaitMs });
+    }
+  }
+
+  backoff() {
+    this.backoffTimer?.cancel();
+    this.backoffTimer = this.rt.setTimer(this.fetchBackoffMs, () => this.doWork());
+  }
+
+  onResponse(from, type, body) {
+    if (!this.inFlight || this.inFlight.reqId !== body.reqId) return;
+    this.inFlight.timer.cancel();
+    const sentTo = this.inFlight.to;
+    this.inFlight = null;
+    if (this.state === 'idle') return;
+    if (sentTo !== this.leader) return this.doWork();
+    const log = this.partition.log;
+    if (type === 'OffsetsForLeaderEpochResp') {
+      if (this.state !== 'truncating') return this.doWork();
+      if (!body.ok) return this.backoff();
+      const target = body.endOffset === UNDEFINED_OFFSET ? this.partition.highWatermark : Math.min(body.endOffset, log.logEndOffset());
+      this.truncate(target, 'leader epoch');
+      this.state = 'fetching';
+      return this.doWork();
+    }
+    if (this.state !== 'fetching') return this.doWork();
+    if (!body.ok) {
+      if (body.error === 'OFFSET_OUT_OF_RANGE' && body.logEndOffset < log.logEndOffset()) {
+        this.truncate(body.logEndOffset, 'leader log end');
+        return this.doWork();
+      }
+      return this.backoff();
+    }
+    log.append(body.records.map((r) => ({ epoch: r.epoch, key: r.key, value: r.value })));
+    this.partition.highWatermark = Math.min(body.highWatermark, log.logEndOffset());
+    this.doWork();
+  }
+
+  truncate(offset, reason) {
+    const log = this.partition.log;
+    if (offset >= log.logEndOffset()) return;
+    this.rt.log.info('truncating log', { reason, from: log.logEndOffset(), to: offset, leader: this.leader, leaderEpoch: this.leaderEpoch });
+    log.truncateTo(offset);
+    this.partition.highWatermark = Math.min(this.partition.highWatermark, offset);
+  }
+}

@@ -1,0 +1,123 @@
+// log.js — after Kafka's Log, LeaderEpochFileCache and OffsetCheckpoint: the
+// partition's records on disk (each stamped with the leader epoch that wrote
+// it), the leader-epoch-checkpoint (epoch → start offset), and the
+// replication-offset-checkpoint holding the high watermark, written
+// periodically.
+
+const LOG = 'events-0.log';
+const EPOCHS = 'leader-epoch-checkpoint';
+const HW = 'replication-offset-checkpoint';
+
+export const UNDEFINED_OFFSET = -1;
+
+export class LeaderEpochFileCache {
+  constructor(disk) {
+    this.disk = disk;
+    /** @type {Array<{ epoch: number, startOffset: number }>} */
+    this.epochs = JSON.parse(disk.read(EPOCHS) ?? '[]');
+  }
+
+  latestEpoch() {
+    return this.epochs.length ? this.epochs[this.epochs.length - 1].epoch : -1;
+  }
+
+  /** Records that `epoch` starts at `startOffset` (called when a record of a new epoch is appended). */
+  assign(epoch, startOffset) {
+    if (epoch <= this.latestEpoch()) return;
+    this.epochs.push({ epoch, startOffset });
+    this.flush();
+  }
+
+  /** The end offset of `epoch`: the start of the next higher epoch, or logEndOffset for the latest. */
+  endOffsetFor(epoch, logEndOffset) {
+    if (this.epochs.length === 0 || epoch < this.epochs[0].epoch) return UNDEFINED_OFFSET;
+    if (epoch === this.latestEpoch()) return logEndOffset;
+    const next = this.epochs.find((e) => e.epoch > epoch);
+    return next ? next.startOffset : logEndOffset;
+  }
+
+  truncateFromEnd(offset) {
+    const before = this.epochs.length;
+    this.epochs = this.epochs.filter((e) => e.startOffset < offset);
+    if (this.epochs.length !== before) this.flush();
+  }
+
+  flush() {
+    this.disk.write(EPOCHS, JSON.stringify(this.epochs));
+    this.disk.sync();
+  }
+}
+
+export class Log {
+  /** @param {any} disk the node's disk (rt.disk) */
+  constructor(disk) {
+    this.disk = disk;
+    /** @type {Array<{ offset: number, epoch: number, key: string, value: string }>} */
+    this.records = [];
+    for (const line of (disk.read(LOG) ?? '').split('\n')) {
+      if (!line) continue;
+      try {
+        const r = JSON.parse(line);
+        if (r.offset === this.records.length) this.records.push(r);
+      } catch {
+        break; // a torn tail record
+      }
+    }
+    this.leaderEpochCache = new LeaderEpochFileCache(disk);
+    this.leaderEpochCache.truncateFromEnd(this.logEndOffset());
+  }
+
+  logEndOffset() {
+    return this.records.length;
+  }
+
+  /** Appends records, assigning offsets from the log end, and flushes. */
+  append(batch) {
+    const out = [];
+    for (const r of batch) {
+      const rec = { offset: this.records.length, epoch: r.epoch, key: r.key, value: r.value };
+      this.leaderEpochCache.assign(rec.epoch, rec.offset);
+      this.records.push(rec);
+      out.push(rec);
+    }
+    if (out.length) {
+      this.disk.append(LOG, out.map((r) => JSON.stringify(r) + '\n').join(''));
+      this.disk.sync();
+    }
+    return out;
+  }
+
+  read(from, max = 100, upTo = this.records.length) {
+    return this.records.slice(from, Math.min(upTo, from + max));
+  }
+
+  /** Removes every record at or above `offset`. */
+  truncateTo(offset) {
+    if (offset >= this.records.length) return;
+    this.records.length = Math.max(0, offset);
+    this.disk.write(LOG, this.records.map((r) => JSON.stringify(r) + '\n').join(''));
+    this.disk.sync();
+    this.leaderEpochCache.truncateFromEnd(offset);
+  }
+
+  readHighWatermarkCheckpoint() {
+    return Math.min(Number(this.disk.read(HW) ?? 0), this.logEndOffset());
+  }
+
+  checkpointHighWatermark(hw) {
+    this.disk.write(HW, String(hw));
+    this.disk.sync();
+  }
+
+  digest() {
+    let h = 0x811c9dc5;
+    for (const r of this.records) {
+      const s = `|${r.offset}:${r.epoch}:${r.key}=${r.value}`;
+      for (let i = 0; i < s.length; i++) {
+        h ^= s.charCodeAt(i);
+        h = Math.imul(h, 0x01000193) >>> 0;
+      }
+    }
+    return h.toString(16).padStart(8, '0');
+  }
+}
