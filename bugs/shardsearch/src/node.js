@@ -196,7 +196,7 @@ export class EsNode {
     const state = this.discovery.state;
     if (state.master === null) return reply({ ok: false, error: 'ClusterBlockException', errmsg: 'blocked by: [SERVICE_UNAVAILABLE/2/no master]' });
     const primary = state.routing[SHARD]?.primary?.node;
-    if (!primary) return reply({ ok: false, error: 'UnavailableShardsException', errmsg: 'primary shard is not active' });
+    if (!primary || !state.nodes.includes(primary)) return reply({ ok: false, error: 'UnavailableShardsException', errmsg: 'primary shard is not active' });
     if (primary === this.rt.id) return this.performOnPrimary(action, req, reply);
     const fwd = ++this.seq;
     const timer = this.rt.setTimer(this.forwardTimeoutMs, () => {
@@ -222,7 +222,7 @@ export class EsNode {
     const s = this.discovery.state;
     const r = s.routing[SHARD];
     const started = r ? r.replicas.filter((x) => x.state === 'STARTED').length : 0;
-    const status = !r?.primary ? 'red' : started === r.replicas.length && r.replicas.length > 0 ? 'green' : 'yellow';
+    const status = !r?.primary || !s.nodes.includes(r.primary.node) ? 'red' : started === r.replicas.length && r.replicas.length > 0 ? 'green' : 'yellow';
     return { node: this.rt.id, master: s.master, version: s.version, nodes: s.nodes, status, primary: r?.primary?.node ?? null, replicas: r ? r.replicas.map((x) => ({ node: x.node, state: x.state })) : [] };
   }
 

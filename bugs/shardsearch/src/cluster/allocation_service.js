@@ -29,8 +29,11 @@ export class AllocationService {
     if (r.primary && !nodes.includes(r.primary.node)) {
       const promoted = r.replicas.find((x) => x.state === 'STARTED' && r.inSync.includes(x.allocationId));
       this.rt.log.info('primary shard lost', { shard: SHARD, node: r.primary.node, promoted: promoted?.node ?? null });
-      r.primary = promoted ? { node: promoted.node, allocationId: promoted.allocationId } : null;
-      if (promoted) r.replicas = r.replicas.filter((x) => x !== promoted);
+      // Without an in-sync replica the primary stays assigned to its node: it is the only copy with the data.
+      if (promoted) {
+        r.primary = { node: promoted.node, allocationId: promoted.allocationId };
+        r.replicas = r.replicas.filter((x) => x !== promoted);
+      }
     }
     r.inSync = r.inSync.filter((id) => id === r.primary?.allocationId || r.replicas.some((x) => x.allocationId === id));
     // Data goes to the nodes other than the master when there are enough of them.
@@ -49,7 +52,7 @@ export class AllocationService {
         this.rt.log.info('allocated new primary', { shard: SHARD, node });
       }
     }
-    if (r.primary) {
+    if (r.primary && nodes.includes(r.primary.node)) {
       while (r.replicas.length < this.numberOfReplicas && pool().length > 0) {
         const node = pool()[0];
         r.replicas.push({ node, allocationId: this.newAllocationId(), state: 'INITIALIZING' });
