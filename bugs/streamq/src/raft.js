@@ -1,0 +1,286 @@
+// raft.js — the stream's replication group, after nats-server's raft.go:
+// a leader proposes entries, followers store them and answer with an
+// appendEntryResponse, the leader commits an index once a quorum stored it,
+// and every member hands committed entries to the stream (applyCommit).
+// Leaders send empty appendEntry heartbeats; a leader that cannot hear a
+// quorum for an election timeout steps down (lostQuorum).
+//
+// Messages: AppendEntry, AppendEntryResponse, VoteRequest, VoteResponse.
+
+export const Follower = 'FOLLOWER';
+export const Candidate = 'CANDIDATE';
+export const Leader = 'LEADER';
+
+const maxAppendEntries = 50;
+
+export class Raft {
+  /**
+   * @param {any} rt the node runtime
+   * @param {import('./filestore.js').FileStore} wal
+   * @param {{ applyCommit(entry: any): void, stateChanged(): void }} sm
+   */
+  constructor(rt, wal, sm) {
+    this.rt = rt;
+    this.id = rt.id;
+    this.peers = rt.nodes.filter((n) => n !== rt.id);
+    this.qn = Math.floor(rt.nodes.length / 2) + 1;
+    const [lo, hi] = Array.isArray(rt.config.electionTimeoutMs) ? rt.config.electionTimeoutMs : [1200, 2400];
+    this.minElectionTimeout = Number(lo);
+    this.maxElectionTimeout = Number(hi);
+    this.hbInterval = Number(rt.config.heartbeatMs ?? 200);
+    this.wal = wal;
+    this.sm = sm;
+
+    const { entries, term, vote } = wal.load();
+    /** @type {Array<{ index: number, term: number, data: any }>} */
+    this.log = entries;
+    this.term = term;
+    this.vote = vote;
+    this.commit = 0; // learned again from the leader after a restart
+    this.applied = 0;
+    this.state = Follower;
+    this.leader = '';
+    this.votes = new Set();
+    /** @type {Map<string, { next: number, match: number, lastSeen: number }>} */
+    this.peerState = new Map();
+    this.resetElectionTimeout();
+  }
+
+  start() {
+    this.rt.log.info('raft started', { term: this.term, vote: this.vote || null, pindex: this.pindex(), pterm: this.pterm() });
+    const loop = () => {
+      this.tick();
+      this.rt.setTimer(50, loop);
+    };
+    this.rt.setTimer(50, loop);
+  }
+
+  // ---- log ---------------------------------------------------------------
+
+  pindex() {
+    return this.log.length;
+  }
+
+  pterm() {
+    return this.termAt(this.pindex());
+  }
+
+  termAt(index) {
+    if (index === 0) return 0;
+    return this.log[index - 1]?.term;
+  }
+
+  entryAt(index) {
+    return this.log[index - 1];
+  }
+
+  setTerm(term, vote) {
+    this.term = term;
+    this.vote = vote;
+    this.wal.writeTermVote(term, vote);
+  }
+
+  // ---- timers ------------------------------------------------------------
+
+  resetElectionTimeout() {
+    this.electAt = this.rt.now() + this.minElectionTimeout + this.rt.random() * (this.maxElectionTimeout - this.minElectionTimeout);
+  }
+
+  tick() {
+    const now = this.rt.now();
+    if (this.state !== Leader) {
+      if (now >= this.electAt) this.switchToCandidate();
+      return;
+    }
+    if (now - this.lastHeartbeat >= this.hbInterval) {
+      this.lastHeartbeat = now;
+      for (const p of this.peers) this.sendAppendEntry(p);
+    }
+    let seen = 1;
+    for (const ps of this.peerState.values()) if (now - ps.lastSeen < this.maxElectionTimeout) seen++;
+    if (seen < this.qn && now - this.leaderSince > this.maxElectionTimeout) {
+      this.rt.log.warn('lost quorum, stepping down', { term: this.term });
+      this.switchToFollower(this.term, '');
+    }
+  }
+
+  // ---- state changes ---------------------------------------------------------
+
+  switchToFollower(term, leader) {
+    const was = this.state;
+    const changedLeader = leader !== this.leader;
+    if (term > this.term) this.setTerm(term, '');
+    this.state = Follower;
+    this.leader = leader;
+    this.resetElectionTimeout();
+    if (was !== Follower || changedLeader) {
+      this.rt.log.info('switched to follower', { term: this.term, leader: leader || null, pindex: this.pindex(), commit: this.commit });
+      this.sm.stateChanged();
+    }
+  }
+
+  switchToCandidate() {
+    this.state = Candidate;
+    this.leader = '';
+    this.setTerm(this.term + 1, this.id);
+    this.votes = new Set([this.id]);
+    this.resetElectionTimeout();
+    this.rt.log.info('switched to candidate', { term: this.term, pindex: this.pindex(), pterm: this.pterm() });
+    for (const p of this.peers) this.send(p, 'VoteRequest', { term: this.term, lastTerm: this.pterm(), lastIndex: this.pindex(), candidate: this.id });
+  }
+
+  switchToLeader() {
+    this.state = Leader;
+    this.leader = this.id;
+    const now = this.rt.now();
+    this.leaderSince = now;
+    this.lastHeartbeat = now;
+    this.peerState = new Map(this.peers.map((p) => [p, { next: this.pindex() + 1, match: 0, lastSeen: now }]));
+    this.rt.log.info('switched to leader', { term: this.term, pindex: this.pindex(), commit: this.commit });
+    this.sm.stateChanged();
+    // An entry of our own term lets us commit everything before it.
+    this.propose({ op: 'leader', id: this.id });
+  }
+
+  // ---- messages ------------------------------------------------------------
+
+  send(to, type, body) {
+    this.rt.send(to, type, body);
+  }
+
+  handle(from, type, m) {
+    switch (type) {
+      case 'AppendEntry':
+        return this.processAppendEntry(from, m);
+      case 'AppendEntryResponse':
+        return this.processAppendEntryResponse(from, m);
+      case 'VoteRequest':
+        return this.processVoteRequest(from, m);
+      case 'VoteResponse':
+        return this.processVoteResponse(from, m);
+    }
+  }
+
+  processVoteRequest(from, m) {
+    if (m.term > this.term) this.switchToFollower(m.term, '');
+    const upToDate = m.lastTerm > this.pterm() || (m.lastTerm === this.pterm() && m.lastIndex >= this.pindex());
+    const granted = m.term === this.term && (this.vote === '' || this.vote === m.candidate) && upToDate;
+    if (granted) {
+      this.setTerm(this.term, m.candidate);
+      this.resetElectionTimeout();
+    }
+    this.rt.log.debug('vote request', { from, term: m.term, granted });
+    this.send(from, 'VoteResponse', { term: this.term, granted });
+  }
+
+  processVoteResponse(from, m) {
+    if (m.term > this.term) return this.switchToFollower(m.term, '');
+    if (this.state !== Candidate || m.term !== this.term || !m.granted) return;
+    this.votes.add(from);
+    if (this.votes.size >= this.qn) this.switchToLeader();
+  }
+
+  processAppendEntry(from, ae) {
+    if (ae.term < this.term) {
+      this.send(from, 'AppendEntryResponse', { term: this.term, index: this.pindex(), success: false });
+      return;
+    }
+    if (ae.term > this.term || this.state !== Follower || this.leader !== from) this.switchToFollower(ae.term, from);
+    this.resetElectionTimeout();
+
+    if (ae.pindex > this.pindex() || this.termAt(ae.pindex) !== ae.pterm) {
+      // Our log does not hold the leader's previous entry: back up.
+      const hint = Math.min(this.pindex(), ae.pindex - 1);
+      this.rt.log.debug('append entry mismatch', { from, pindex: ae.pindex, pterm: ae.pterm, ours: this.termAt(ae.pindex) ?? null });
+      this.send(from, 'AppendEntryResponse', { term: this.term, index: hint, success: false });
+      return;
+    }
+    const fresh = [];
+    for (const e of ae.entries) {
+      const have = this.termAt(e.index);
+      if (have === e.term) continue;
+      if (have !== undefined) {
+        this.rt.log.info('truncating log', { from: e.index, pindex: this.pindex(), applied: this.applied });
+        this.log.length = e.index - 1;
+      }
+      this.log.push(e);
+      fresh.push(e);
+    }
+    this.wal.storeEntries(fresh);
+    this.wal.flush();
+    const last = ae.pindex + ae.entries.length;
+    this.send(from, 'AppendEntryResponse', { term: this.term, index: last, success: true });
+    if (ae.commit > this.commit) {
+      this.commit = Math.min(ae.commit, last);
+      this.applyCommits();
+    }
+  }
+
+  processAppendEntryResponse(from, ar) {
+    if (ar.term > this.term) return this.switchToFollower(ar.term, '');
+    if (this.state !== Leader || ar.term !== this.term) return;
+    const ps = this.peerState.get(from);
+    if (!ps) return;
+    ps.lastSeen = this.rt.now();
+    if (!ar.success) {
+      ps.next = Math.max(1, Math.min(ps.next - 1, ar.index + 1));
+      this.sendAppendEntry(from);
+      return;
+    }
+    if (ar.index > ps.match) ps.match = ar.index;
+    ps.next = Math.max(ps.next, ar.index + 1);
+    this.checkCommit();
+    if (ps.next <= this.pindex()) this.sendAppendEntry(from);
+  }
+
+  sendAppendEntry(to) {
+    const ps = this.peerState.get(to);
+    const pindex = ps.next - 1;
+    const entries = this.log.slice(pindex, pindex + maxAppendEntries);
+    this.send(to, 'AppendEntry', { term: this.term, leader: this.id, pindex, pterm: this.termAt(pindex), commit: this.commit, entries });
+  }
+
+  checkCommit() {
+    const matches = [this.pindex(), ...[...this.peerState.values()].map((p) => p.match)].sort((a, b) => b - a);
+    const n = matches[this.qn - 1];
+    if (n > this.commit && this.termAt(n) === this.term) {
+      this.commit = n;
+      this.applyCommits();
+    }
+  }
+
+  applyCommits() {
+    while (this.applied < this.commit) {
+      const e = this.entryAt(this.applied + 1);
+      this.applied = e.index;
+      this.sm.applyCommit(e);
+    }
+  }
+
+  // ---- the stream's entry points ---------------------------------------------
+
+  /** Appends an entry to the leader's log; returns its index, or 0 when not leader. */
+  propose(data) {
+    if (this.state !== Leader) return 0;
+    const e = { index: this.pindex() + 1, term: this.term, data };
+    this.log.push(e);
+    this.wal.storeEntries([e]);
+    this.wal.flush();
+    for (const [p, ps] of this.peerState) if (ps.next === e.index) this.sendAppendEntry(p);
+    if (this.peers.length === 0) this.checkCommit();
+    return e.index;
+  }
+
+  stepDown() {
+    if (this.state !== Leader) return false;
+    this.rt.log.info('stepping down on request', { term: this.term });
+    this.switchToFollower(this.term, '');
+    // Sit out one election so another member takes over.
+    this.electAt = this.rt.now() + 2 * this.maxElectionTimeout;
+    return true;
+  }
+
+  isLeader() {
+    return this.state === Leader;
+  }
+}
