@@ -58,6 +58,21 @@ export class CodeServer {
 
   /** Starts code-server in its own process group (so stop() reaches its extension hosts) and waits until it answers. */
   static async start(dirs: CodeServerDirs, logFile: string, folder?: string): Promise<CodeServer> {
+    // code-server gives its own child process 10 s to start (wrapper.js), which a heavily
+    // loaded machine can miss: it then exits saying "timed out". Start it again, a few times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await CodeServer.startOnce(dirs, logFile, folder);
+      } catch (err) {
+        const startupTimeout = err instanceof StartupTimeout;
+        if (!startupTimeout || attempt >= 4) throw err;
+        fs.appendFileSync(logFile, `[e2e] code-server's child missed its start-up handshake; starting it again (attempt ${attempt + 1})\n`);
+      }
+    }
+  }
+
+  private static async startOnce(dirs: CodeServerDirs, logFile: string, folder?: string): Promise<CodeServer> {
+    const logStart = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
     const port = await freePort();
     const log = fs.openSync(logFile, 'a');
     const args = [
@@ -79,6 +94,8 @@ export class CodeServer {
       await server.waitHealthy(90_000);
     } catch (err) {
       await server.stop();
+      const log = fs.readFileSync(logFile, 'utf8').slice(logStart);
+      if (server.exited && /error timed out/.test(log)) throw new StartupTimeout(err instanceof Error ? err.message : String(err));
       throw err;
     }
     return server;
@@ -113,6 +130,8 @@ export class CodeServer {
     signalGroup(pid, 'SIGKILL');
   }
 }
+
+class StartupTimeout extends Error {}
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {

@@ -2,6 +2,13 @@
 import * as fs from 'node:fs';
 import { chromium, type Browser, type BrowserServer, type Locator, type Page } from 'playwright-core';
 
+/**
+ * How long the suites wait for the workbench to show something: 90 s, or
+ * DDBENCH_E2E_UI_TIMEOUT_MS on a machine so loaded that a page takes longer to load.
+ * A bound on waiting for a state, never a measure of speed.
+ */
+export const UI_TIMEOUT = Number(process.env.DDBENCH_E2E_UI_TIMEOUT_MS ?? '') || 90_000;
+
 export function chromiumPath(): string {
   return process.env.DDBENCH_CHROMIUM ?? '/usr/bin/chromium';
 }
@@ -40,9 +47,30 @@ export async function closeBrowser(b: HeadlessBrowser): Promise<void> {
 }
 
 export async function waitForWorkbench(page: Page): Promise<void> {
-  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  await page.locator('.monaco-workbench').waitFor({ timeout: UI_TIMEOUT });
   // The activity bar is filled once the extension host has registered view containers.
-  await page.locator('.part.activitybar').waitFor({ timeout: 90_000 });
+  await page.locator('.part.activitybar').waitFor({ timeout: UI_TIMEOUT });
+}
+
+/**
+ * Reloads the window and waits for the new page's workbench. The old page stays on
+ * screen while the reload starts, so waiting for a workbench alone could find the old one.
+ */
+export async function reloadWindow(page: Page): Promise<void> {
+  const loaded = page.waitForEvent('domcontentloaded', { timeout: UI_TIMEOUT });
+  await runCommand(page, 'Developer: Reload Window');
+  await loaded;
+  await waitForWorkbench(page);
+}
+
+/**
+ * Shows a view ("Cluster") through its "Focus on … View" command, never the
+ * activity-bar icon: the icon toggles, so a click on a container a reloaded window has
+ * already restored would close the side bar instead.
+ */
+export async function focusView(page: Page, view: string): Promise<void> {
+  await runCommand(page, `Focus on ${view} View`);
+  await sidebarPane(page, view).waitFor({ timeout: UI_TIMEOUT });
 }
 
 /** A view pane of the side bar, by its title ("Bugs", "Cluster"...); the header's aria-label also holds the view's description. */
@@ -103,7 +131,7 @@ export async function editorText(scope: Locator): Promise<string> {
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ timeout: 30_000 });
+  await input.waitFor({ timeout: UI_TIMEOUT });
   await input.fill(`>${title}`);
   await pickQuickItem(page, title);
 }
@@ -111,7 +139,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 /** Picks the quick-input row whose label starts with `label`. */
 export async function pickQuickItem(page: Page, label: string): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ timeout: 30_000 });
+  await row.waitFor({ timeout: UI_TIMEOUT });
   await row.click();
 }
 
