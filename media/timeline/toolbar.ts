@@ -152,6 +152,9 @@ export class Toolbar {
     this.detailsButton.setAttribute('aria-pressed', String(detailsOpen));
     this.divergenceButton.hidden = meta.runs.length < 2;
     this.divergenceButton.disabled = meta.divergence?.first == null;
+    this.divergenceButton.title = this.divergenceButton.disabled
+      ? 'The two runs agree event for event in what each node logged, checked and suffered (messages aside)'
+      : 'Where run B first departs from run A (g)';
     this.compareButton.hidden = !meta.capabilities.compare;
     this.compareButton.textContent = meta.runs.length > 1 ? 'Stop comparing' : 'Compare…';
     const violations = meta.runs.reduce((n, r) => n + r.violations.length, 0);

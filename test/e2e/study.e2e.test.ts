@@ -53,7 +53,7 @@ describe('e2e: a study attempt in the editor (code-server + headless Chromium)',
     server = await CodeServer.start(dirs, path.join(artifacts, 'code-server.log'), ws);
     browser = await launchBrowser();
     page = await browser.browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.goto(server.url, { timeout: UI_TIMEOUT });
+    await page.goto(server.url, { timeout: UI_TIMEOUT, waitUntil: 'domcontentloaded' });
     await waitForWorkbench(page);
     await page.locator('.part.statusbar', { hasText: 'raftkv stopped' }).waitFor({ timeout: UI_TIMEOUT });
   });
