@@ -38,6 +38,7 @@ export async function commandValidate(ids: string[], o: RunOpts & BackendOpts & 
         const { buggy, fixed } = r.sim;
         say(`  simulation: buggy fails ${pct(buggy.failureRate)} of seeds (${buggy.failed}/${buggy.seeds}), fixed passes ${fixed.seeds - fixed.failed}/${r.sim.required} seeds (${fixed.seedsPerSecond.toFixed(0)} seeds/s)`);
       }
+      for (const g of r.regression) say(`  regression ${g.result.scenario} on the ${g.code} code: ${g.result.passed}/${g.result.trials.length} passed`);
       for (const p of r.problems) say(`  problem: ${p}`);
     }
   }
