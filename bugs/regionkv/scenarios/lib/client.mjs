@@ -52,7 +52,7 @@ export class HBaseClient {
   }
 
   /** A request for `row`, sent to the server meta names, retried until timeoutMs. */
-  async rowRequest(type, row, body, timeoutMs = 20000) {
+  async rowRequest(type, row, body, timeoutMs = 30000) {
     const d = deadline(this.t, timeoutMs);
     let last = { ok: false, error: 'no region' };
     let reload = false;
