@@ -5,6 +5,7 @@ import { runAgent, type AgentRunOptions } from '../../src/core/agent/agent';
 import type { AgentSettingsInput } from '../../src/core/agent/config';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { readTrajectory } from '../../src/core/agent/trajectory';
+import { agentAttemptRecord } from '../../src/core/study/agent';
 import { liveHostProcesses } from '../helpers/processes';
 import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace, textAction } from '../helpers/agent-fixture';
 import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../helpers/scripted-openai-server';
@@ -64,6 +65,7 @@ describe('agent: the loop on a fixture bug', function () {
         call('submit', { explanation: 'off by one' }),
         (req) => {
           assert.match(lastMessage(req), /Attempt 1: NOT VERIFIED\.\nreproducer add-twice: 0\/1 trials passed\n {2}trial #0 \(seed 1\): FAIL — invariant violated: the total counts each Add once/);
+          assert.match(lastMessage(req), /\nsimulation: 0\/\d+ seeds passed \(seeds \d+…; the buggy code fails \d+% of seeds\)\n {2}seed \d+: FAIL — invariant violated: the total counts each Add once/);
           return call('propose_edit', { path: 'src/total.mjs', edits: [{ search: 'return total + amount + 1;', replace: 'return total + amount;' }] });
         },
         call('submit', { explanation: 'addTo doubled the amount' }),
@@ -90,6 +92,11 @@ describe('agent: the loop on a fixture bug', function () {
     assert.equal(records.filter((r) => r.type === 'usage').length, 6);
     const attempts = records.flatMap((r) => (r.type === 'attempt' ? [r.attempt] : []));
     assert.deepEqual(attempts.map((a) => a.verified), [false, true]);
+    assert.equal(attempts[1]?.sim?.failed, 0, 'the fix passed every simulated seed');
+    assert.ok((attempts[1]?.sim?.required ?? 0) >= 100 && attempts[1]?.sim?.seeds === attempts[1]?.sim?.required);
+    assert.match(attempts[1]?.summary ?? '', /seeds (\d+)\/\1$/);
+    const record = agentAttemptRecord(result, { bug: { id: 'counter-add-twice', system: 'counter', tier: 1 }, baseUrl: server.url, toolVersion: 'test' });
+    assert.deepEqual(record.verifications.map((v) => v.sim?.failed === 0), [false, true], "the study record keeps each verification's seeds");
     assert.ok(records.some((r) => r.type === 'message' && r.role === 'system'));
     assert.ok(events.some((e) => e.type === 'delta'));
     assert.deepEqual(events.filter((e) => e.type === 'attempt').length, 2);

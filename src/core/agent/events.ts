@@ -51,6 +51,18 @@ export const Attempt = z.object({
   summary: z.string(),
   reproducer: z.object({ passed: z.number().int(), total: z.number().int(), trials: z.array(TrialLine) }).optional(),
   regression: z.array(z.object({ scenario: z.string(), passed: z.number().int(), total: z.number().int() })),
+  /** The simulated seeds: how many the fix had to pass, how many it ran and failed, the first failing one and why. */
+  sim: z
+    .object({
+      from: z.number().int(),
+      required: z.number().int(),
+      seeds: z.number().int(),
+      failed: z.number().int(),
+      buggyFailureRate: z.number(),
+      firstFailingSeed: z.number().int().optional(),
+      reason: z.string().optional(),
+    })
+    .optional(),
   /** Why the patch could not be verified at all (it did not apply, or verification broke). */
   error: z.string().optional(),
   runDir: z.string().optional(),

@@ -7,7 +7,20 @@ import type { Attempt } from './events';
 export function attemptOf(n: number, r: VerifyResult, files: Attempt['files'], ms: number): Attempt {
   const trials = r.trials.map((t) => ({ scenario: t.scenario, index: t.index, seed: t.seed, verdict: t.verdict, ...(t.reason !== undefined && { reason: t.reason }) }));
   const regression = r.regression.map((g) => ({ scenario: g.scenario, passed: g.passed, total: g.trials.length }));
-  const parts = [`reproducer ${r.passed}/${r.trials.length}`, ...regression.map((g) => `${g.scenario} ${g.passed}/${g.total}`)];
+  const sim = r.sim && {
+    from: r.sim.fixed.from,
+    required: r.sim.required,
+    seeds: r.sim.fixed.seeds,
+    failed: r.sim.fixed.failed,
+    buggyFailureRate: r.sim.buggy.failureRate,
+    ...(r.sim.fixed.firstFailingSeed !== undefined && { firstFailingSeed: r.sim.fixed.firstFailingSeed }),
+    ...(r.sim.fixed.firstFailure?.reason !== undefined && { reason: r.sim.fixed.firstFailure.reason }),
+  };
+  const parts = [
+    `reproducer ${r.passed}/${r.trials.length}`,
+    ...regression.map((g) => `${g.scenario} ${g.passed}/${g.total}`),
+    ...(sim ? [`seeds ${sim.seeds - sim.failed}/${sim.required}`] : []),
+  ];
   return {
     attempt: n,
     patch: r.patch.diff,
@@ -16,6 +29,7 @@ export function attemptOf(n: number, r: VerifyResult, files: Attempt['files'], m
     summary: `${r.verified ? 'verified' : 'not verified'}: ${parts.join(', ')}`,
     reproducer: { passed: r.passed, total: r.trials.length, trials },
     regression,
+    ...(sim && { sim }),
     runDir: r.runDir,
     ms,
   };
@@ -28,8 +42,9 @@ export function attemptOf(n: number, r: VerifyResult, files: Attempt['files'], m
 export async function verdictText(a: Attempt, r: VerifyResult | undefined, attemptsLeft: number, withEvidence: boolean): Promise<string> {
   if (a.error) return `Attempt ${a.attempt} could not be verified: ${a.error}\n${left(attemptsLeft)}`;
   if (!r) return `Attempt ${a.attempt}: ${a.summary}`;
-  if (a.verified) return `Attempt ${a.attempt}: VERIFIED. The reproducer passed ${r.passed}/${r.trials.length} trials and every regression check passed. The run is over.`;
-  const lines = [`Attempt ${a.attempt}: NOT VERIFIED.`, ...checkLines('reproducer', r), ...r.regression.flatMap((g) => checkLines('regression', g))];
+  const seeds = a.sim ? `, and the fix passed all ${a.sim.required} simulated seeds` : '';
+  if (a.verified) return `Attempt ${a.attempt}: VERIFIED. The reproducer passed ${r.passed}/${r.trials.length} trials, every regression check passed${seeds}. The run is over.`;
+  const lines = [`Attempt ${a.attempt}: NOT VERIFIED.`, ...checkLines('reproducer', r), ...r.regression.flatMap((g) => checkLines('regression', g)), ...simLines(a.sim)];
   const failing = [r, ...r.regression].flatMap((g) => g.trials).find((t) => t.verdict !== 'pass');
   if (withEvidence && failing) {
     const ev = await trialEvidence(failing, 10);
@@ -43,6 +58,14 @@ function checkLines(label: string, g: TrialsResult): string[] {
   const out = [`${label} ${g.scenario}: ${g.passed}/${g.trials.length} trials passed`];
   for (const t of g.trials) if (t.verdict !== 'pass') out.push(`  trial #${t.index} (seed ${t.seed}): ${t.verdict.toUpperCase()}${t.reason ? ` — ${t.reason}` : ''}`);
   return out;
+}
+
+function simLines(sim: Attempt['sim']): string[] {
+  if (!sim) return [];
+  // A seed of the simulator is a whole schedule (deliveries, timer firings, faults): the same seed fails the same way every time.
+  const head = `simulation: ${sim.seeds - sim.failed}/${sim.required} seeds passed (seeds ${sim.from}…; the buggy code fails ${Math.round(sim.buggyFailureRate * 100)}% of seeds)`;
+  if (sim.firstFailingSeed === undefined) return [head];
+  return [head, `  seed ${sim.firstFailingSeed}: FAIL${sim.reason ? ` — ${sim.reason}` : ''}`];
 }
 
 function left(n: number): string {

@@ -130,6 +130,16 @@ function verificationOfAgentAttempt(a: AgentAttempt, started: Date, t: number): 
       },
     }),
     regression: a.regression.map((g) => ({ scenario: g.scenario, passed: g.passed, total: g.total })),
+    ...(a.sim && {
+      sim: {
+        from: a.sim.from,
+        seeds: a.sim.seeds,
+        failed: a.sim.failed,
+        required: a.sim.required,
+        buggyFailureRate: a.sim.buggyFailureRate,
+        ...(a.sim.firstFailingSeed !== undefined && { firstFailingSeed: a.sim.firstFailingSeed }),
+      },
+    }),
     ...(a.error !== undefined && { error: a.error }),
   };
 }
