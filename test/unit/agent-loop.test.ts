@@ -95,7 +95,7 @@ describe('agent: the loop on a fixture bug', function () {
     assert.equal(attempts[1]?.sim?.failed, 0, 'the fix passed every simulated seed');
     assert.ok((attempts[1]?.sim?.required ?? 0) >= 100 && attempts[1]?.sim?.seeds === attempts[1]?.sim?.required);
     assert.match(attempts[1]?.summary ?? '', /seeds (\d+)\/\1$/);
-    const record = agentAttemptRecord(result, { bug: { id: 'counter-add-twice', system: 'counter', tier: 1 }, baseUrl: server.url, toolVersion: 'test' });
+    const record = agentAttemptRecord(result, { bug: { id: 'counter-add-twice', system: 'counter', tier: 1 }, baseUrl: 'http://127.0.0.1:1/v1', toolVersion: 'test' });
     assert.deepEqual(record.verifications.map((v) => v.sim?.failed === 0), [false, true], "the study record keeps each verification's seeds");
     assert.ok(records.some((r) => r.type === 'message' && r.role === 'system'));
     assert.ok(events.some((e) => e.type === 'delta'));
