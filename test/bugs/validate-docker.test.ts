@@ -18,6 +18,7 @@ import { dockerOrSkip } from '../helpers/docker';
  */
 const FULL = process.env.DDBENCH_VALIDATE === 'full';
 const QUICK = { trials: 2, regressionTrials: 1 };
+const QUICK_BUG = 'raftkv-lock-double-grant';
 
 describe('bug set validation on the docker backend', function () {
   this.timeout(60 * 60_000);
@@ -27,9 +28,10 @@ describe('bug set validation on the docker backend', function () {
     docker = await dockerOrSkip(this);
   });
 
-  it('validates every raftkv bug with its nodes in containers, leaving no container, network or image layer', async () => {
+  it(`validates ${FULL ? 'every raftkv bug' : QUICK_BUG} with its nodes in containers, leaving no container, network or image layer`, async () => {
     const catalog = await loadCatalog();
-    const bugs = catalog.bugs.filter((b) => b.system === 'raftkv');
+    // CI validates one bug on containers (the backend is what is under test here); the full run takes every raftkv bug.
+    const bugs = catalog.bugs.filter((b) => b.system === 'raftkv' && (FULL || b.id === QUICK_BUG));
     assert.ok(bugs.length > 0);
     // Only images DDBench made (labelled): other users of the engine may be building meanwhile.
     const ourDangling = { dangling: ['true'], label: [IMAGE_LABEL] };

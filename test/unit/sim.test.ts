@@ -249,6 +249,33 @@ describe('simulation: cluster', function () {
     assert.equal(seen.node, 'n3');
     ctx.dispose();
   });
+
+  it('after the trial is over, a scenario loop that outlived it sets no more timers (a timed-out trial must not keep the process alive)', async () => {
+    await startEcho();
+    let timersSet = 0;
+    const counting = { setTimer: (ms: number, fn: () => void) => (timersSet++, cluster.clock.setTimer(ms, fn)) };
+    const ctx = clusterContext(cluster, 1, ['n1', 'n2', 'n3'], counting);
+    let rounds = 0;
+    const keepAlive = (async () => {
+      for (;;) {
+        rounds++;
+        await ctx.sleep(100);
+      }
+    })();
+    await within(cluster, () => ctx.sleep(1000));
+    ctx.dispose();
+    const [setAtDispose, roundsAtDispose] = [timersSet, rounds];
+    await within(cluster, () => new Promise<void>((resolve) => cluster.clock.setTimer(5000, resolve)));
+    assert.ok(roundsAtDispose >= 5);
+    assert.equal(timersSet, setAtDispose, 'no timer set after dispose');
+    assert.ok(rounds <= roundsAtDispose + 1, 'the loop stopped');
+    let waited = false;
+    void ctx.waitFor(() => true, { timeoutMs: 10, description: 'anything', includePast: true }).then(() => (waited = true));
+    await within(cluster, () => new Promise<void>((resolve) => cluster.clock.setTimer(100, resolve)));
+    assert.equal(waited, false, 'a wait begun after the trial never ends');
+    assert.equal(timersSet, setAtDispose);
+    void keepAlive;
+  });
 });
 
 describe('simulation: seeds, verdicts and shrinking', function () {

@@ -28,8 +28,15 @@ export function clusterContext(cluster: Cluster, seed: number, nodes: readonly s
   const random = seededRandom(seed, 'scenario');
   const timers = new Set<{ cancel(): void }>();
   const unsubscribers = new Set<() => void>();
+  /**
+   * Set when the trial is over (passed, failed or timed out). A scenario's loops can
+   * outlive it — a keep-alive loop of a trial that timed out — so from then on its waits
+   * never end and set no timer: the loops stop, and nothing keeps the process alive.
+   */
+  let over = false;
+  const never = <T>() => new Promise<T>(() => {});
   const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
+    over ? never<void>() : new Promise<void>((resolve) => {
       const t = clock.setTimer(ms, () => {
         timers.delete(t);
         resolve();
@@ -45,6 +52,7 @@ export function clusterContext(cluster: Cluster, seed: number, nodes: readonly s
     random,
     sleep,
     waitFor(pred, { timeoutMs, description, includePast }) {
+      if (over) return never<Event>();
       if (includePast) {
         const hit = cluster.events().find(pred);
         if (hit) return Promise.resolve(hit);
@@ -89,6 +97,7 @@ export function clusterContext(cluster: Cluster, seed: number, nodes: readonly s
       if (!ok) throw new InvariantViolation(name, details);
     },
     dispose() {
+      over = true;
       for (const t of timers) t.cancel();
       for (const u of unsubscribers) u();
       timers.clear();

@@ -10,6 +10,7 @@ import { VALIDATE_BUGGY_SEEDS, VALIDATE_FIX_SEEDS, verifyInSimulation, type SimC
 import { resolveWorkspace, runsDir } from './launch';
 import { newRunId } from './runid';
 import { runScenarioTrials, type TrialsOptions, type TrialsResult } from './runner';
+import { inPool } from '../pool';
 
 /** Which code a verification runs: a patch file, the workspace's own changes, or the bug's reference fix. */
 export type FixSource = { kind: 'patch'; file: string } | { kind: 'workspace' } | { kind: 'reference' };
@@ -120,15 +121,23 @@ export async function validateBug(catalog: Catalog, bug: BugEntry, opts: CheckOp
       const problems: string[] = [];
       if (diffTrees(correct, fixedDir, SOURCE_ROOTS)) problems.push('reversing bug.patch does not give back the correct source');
       const scenario = bug.manifest.reproducer.scenario;
-      const buggy = await runScenarioTrials(system, buggyDir, scenario, path.join(runRoot, 'buggy'), { ...opts, trials });
-      const fixed = await runScenarioTrials(system, fixedDir, scenario, path.join(runRoot, 'fixed'), { ...opts, trials });
-      const regression: ValidationResult['regression'] = [];
-      for (const name of bug.manifest.regression) {
-        for (const [code, dir] of [['buggy', buggyDir], ['fixed', fixedDir]] as const) {
-          const result = await runScenarioTrials(system, dir, name, path.join(runRoot, `${code}-regression`), { ...opts, trials: opts.regressionTrials ?? 1, onTrial: undefined });
-          regression.push({ code, result });
-          if (result.failed > 0) problems.push(`regression "${name}" fails on the ${code} code: ${result.trials.find((t) => t.verdict !== 'pass')?.reason ?? ''}`);
-        }
+      // Every run has its own cluster and ports: the buggy and fixed code, and each regression check on each, run side by side.
+      const [buggy, fixed] = await Promise.all([
+        runScenarioTrials(system, buggyDir, scenario, path.join(runRoot, 'buggy'), { ...opts, trials }),
+        runScenarioTrials(system, fixedDir, scenario, path.join(runRoot, 'fixed'), { ...opts, trials }),
+      ]);
+      const checks = bug.manifest.regression.flatMap((name) => (['buggy', 'fixed'] as const).map((code) => ({ name, code, dir: code === 'buggy' ? buggyDir : fixedDir })));
+      const regression: ValidationResult['regression'] = await inPool(
+        checks,
+        opts.concurrency ?? os.cpus().length,
+        async ({ name, code, dir }) => ({
+          code,
+          result: await runScenarioTrials(system, dir, name, path.join(runRoot, `${code}-regression`), { ...opts, trials: opts.regressionTrials ?? 1, onTrial: undefined }),
+        }),
+        opts.signal,
+      );
+      for (const { code, result } of regression) {
+        if (result.failed > 0) problems.push(`regression "${result.scenario}" fails on the ${code} code: ${result.trials.find((t) => t.verdict !== 'pass')?.reason ?? ''}`);
       }
       const reproductions = buggy.trials.filter((t) => t.verdict === 'fail' || t.verdict === 'timeout').length;
       const buggyFailureRate = buggy.trials.length ? reproductions / buggy.trials.length : 0;
