@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { runAgent } from '../core/agent/agent';
+import { recordAgentRun } from '../core/study/agent';
 import type { AgentEvent } from '../core/agent/events';
 import { agentSettingsOf, DEFAULT_PANEL_SETTINGS, PanelSettings, PROTOCOL_VERSION, ToHost, type Review, type ToWebview } from '../core/agent/panel-protocol';
 import { appendToTrajectory } from '../core/agent/trajectory';
@@ -42,6 +43,8 @@ export class AgentPanel implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.OutputChannel,
     private readonly workspace: () => WorkspaceInfo | undefined,
+    /** Why the agent may not start now (a study attempt that does not allow it), if so. */
+    private readonly refusal: () => string | undefined,
   ) {
     this.keys = new AgentKeys(context.secrets);
     context.subscriptions.push(
@@ -156,6 +159,8 @@ export class AgentPanel implements vscode.Disposable {
 
   private async start(settings: PanelSettings): Promise<void> {
     if (this.run?.running) throw new UserError('the agent is already running; stop it first');
+    const refused = this.refusal();
+    if (refused) throw new UserError(refused);
     const workspace = this.workspace();
     if (!workspace) throw new UserError('this window has no bug workspace open; use "DDBench: Open Bug" first');
     const apiKey = await this.keys.resolve(settings.apiKeyEnv);
@@ -165,7 +170,12 @@ export class AgentPanel implements vscode.Disposable {
     await this.init();
     this.output.appendLine(`[agent] run ${run.number}: ${workspace.bugId} with ${settings.model} at ${settings.baseUrl} (${settings.condition})`);
     run.finished = runAgent({ workspace: workspace.dir, settings: agentSettingsOf(settings), ...(apiKey && { apiKey }), signal: abort.signal, onEvent: (e) => this.onEvent(run, e) })
-      .then((result) => this.output.appendLine(`[agent] run ${run.number}: ${result.verified ? 'verified' : 'not verified'} (${result.stopReason}${result.error ? `: ${result.error}` : ''}); trajectory ${result.trajectory}`))
+      .then(async (result) => {
+        this.output.appendLine(`[agent] run ${run.number}: ${result.verified ? 'verified' : 'not verified'} (${result.stopReason}${result.error ? `: ${result.error}` : ''}); trajectory ${result.trajectory}`);
+        // Recorded like `ddbench agent` records it, beside people's attempts, for the comparison view and reports.
+        const record = await recordAgentRun(workspace.dir, result, settings.baseUrl);
+        if (record) this.output.appendLine(`[agent] run ${run.number}: recorded as attempt ${record.id}`);
+      })
       .catch((err: unknown) => {
         this.post({ type: 'error', message: errorMessage(err) });
         reportError(this.output, 'The agent run', err);

@@ -48,7 +48,8 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   clusterTree.attach(clusterView);
   const statusBar = new ClusterStatusBar(session, () => bugWorkspace);
   const timeline = new TimelinePanel(context, output, session, () => bugWorkspace);
-  const agent = new AgentPanel(context, output, () => bugWorkspace);
+  // The study session is made below; the panel asks it only when Start is pressed.
+  const agent = new AgentPanel(context, output, () => bugWorkspace, () => study.agentRefusal());
   running.agent = agent;
   context.subscriptions.push(agent);
   context.subscriptions.push(output, store, session, bugsTree, bugsView, clusterTree, clusterView, statusBar, timeline);

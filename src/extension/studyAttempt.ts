@@ -90,6 +90,17 @@ export class StudySession implements vscode.Disposable {
     return true;
   }
 
+  /**
+   * Why the agent may not start now (an attempt is running and the study does not allow
+   * the agent), logged as a refusal; undefined when it may. The agent panel's Start
+   * button is no command, so beforeCommand never sees it.
+   */
+  agentRefusal(): string | undefined {
+    if (!this.attempt?.active || this.attempt.agentAllowed) return undefined;
+    this.note({ kind: 'refused', command: 'agent-panel-start' });
+    return 'this study does not allow the agent during an attempt';
+  }
+
   handlers(): Record<StudyCommand, Handler> {
     return {
       startAttempt: () => this.start(),
