@@ -26,7 +26,7 @@ describe('simulation: raftkv', function () {
   }
 
   it('replays a seed byte for byte, and other seeds differ', async () => {
-    const scenario = catalog.bugs[0]!.manifest.reproducer.scenario;
+    const scenario = catalog.bugs.find((b) => b.system === raftkv.id)!.manifest.reproducer.scenario;
     const target = await prepareTarget(raftkv, raftkv.dir, scenario);
     const digest = async (seed: number) => eventsDigest((await runSimTrial(target, { seed })).cluster.events());
     const first = await digest(7);
