@@ -129,9 +129,16 @@ export async function editorText(scope: Locator): Promise<string> {
 
 /** Runs a command through the command palette by its full title ("DDBench: Open Bug"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ timeout: UI_TIMEOUT });
+  // After a window reload the keyboard focus can be nowhere, and F1 then opens nothing: focus the workbench and press again.
+  const deadline = Date.now() + UI_TIMEOUT;
+  for (;;) {
+    await page.keyboard.press('F1');
+    const shown = await input.waitFor({ timeout: 5000 }).then(() => true, () => false);
+    if (shown) break;
+    if (Date.now() > deadline) throw new Error(`the command palette did not open to run "${title}"`);
+    await page.locator('.part.editor').click({ position: { x: 200, y: 200 } }).catch(() => {});
+  }
   await input.fill(`>${title}`);
   await pickQuickItem(page, title);
 }
