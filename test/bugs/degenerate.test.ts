@@ -5,10 +5,10 @@ import * as path from 'node:path';
 import { findBug, findSystem, loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource, openWorkspace } from '../../src/core/bugs/workspace';
 import { applyUnifiedDiff } from '../../src/core/patch/unified';
-import { simulate } from '../../src/core/sim/verification';
 import { inPool } from '../../src/core/pool';
 import { verifyFix, type VerifyResult } from '../../src/core/repro/verify';
 import { liveHostProcesses } from '../helpers/processes';
+import { simulatedFailures } from '../helpers/simulated';
 
 /**
  * Patches that silence a bug's symptom without fixing its cause — refuse every request,
@@ -59,10 +59,7 @@ async function failingInSimulation(catalog: Catalog, p: Degenerate, dir: string)
   const system = findSystem(catalog, bug.system);
   materialiseBuggySource(system, bug, dir);
   applyUnifiedDiff(dir, fs.readFileSync(p.file, 'utf8'));
-  for (const scenario of [bug.manifest.reproducer.scenario, ...bug.manifest.regression]) {
-    const r = await simulate(system, dir, scenario, { seeds: SIM_SEEDS, stopAtFirstFailure: true });
-    if (r.failed > 0) return `${scenario} seed ${r.firstFailingSeed}: ${r.firstFailure?.reason ?? ''}`;
-  }
+  for await (const f of simulatedFailures(system, dir, [bug.manifest.reproducer.scenario, ...bug.manifest.regression], SIM_SEEDS)) return `${f.scenario} seed ${f.seed}: ${f.reason}`;
   return undefined;
 }
 

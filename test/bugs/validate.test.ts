@@ -5,9 +5,9 @@ import * as path from 'node:path';
 import { bugTableMarkdown, systemTableMarkdown } from '../../src/core/bugs/bug-table';
 import { findSystem, loadCatalog, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
-import { simulate } from '../../src/core/sim/verification';
 import { validateBug, type ValidationResult } from '../../src/core/repro/verify';
 import { liveHostProcesses } from '../helpers/processes';
+import { simulatedFailures } from '../helpers/simulated';
 import { inPool } from '../../src/core/pool';
 
 /**
@@ -103,9 +103,8 @@ async function simulatedRegression(catalog: Catalog, bug: BugEntry, dir: string)
   materialiseBuggySource(system, bug, buggy);
   const problems: string[] = [];
   for (const [code, codeDir] of [['buggy', buggy], ['fixed', system.dir]] as const) {
-    for (const scenario of bug.manifest.regression) {
-      const r = await simulate(system, codeDir, scenario, { seeds: QUICK_REGRESSION_SEEDS, stopAtFirstFailure: true });
-      if (r.failed > 0) problems.push(`regression "${scenario}" fails on the ${code} code at seed ${r.firstFailingSeed}: ${r.firstFailure?.reason ?? ''}`);
+    for await (const f of simulatedFailures(system, codeDir, bug.manifest.regression, QUICK_REGRESSION_SEEDS)) {
+      problems.push(`regression "${f.scenario}" fails on the ${code} code at seed ${f.seed}: ${f.reason}`);
     }
   }
   return problems;
