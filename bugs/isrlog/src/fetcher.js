@@ -1,12 +1,13 @@
 // fetcher.js — after Kafka's ReplicaFetcherThread (AbstractFetcherThread): a
 // follower first reconciles its log with the leader's — it asks for the end
-// offset of its latest leader epoch (OffsetsForLeaderEpoch, KIP-101) and
-// truncates to it — and then fetches from its log end offset, appending what
-// it gets and taking the leader's high watermark. Errors back off for
-// fetchBackoffMs; a request unanswered for replicaSocketTimeoutMs counts as an
-// error.
+// offset of its latest leader epoch (OffsetsForLeaderEpoch, KIP-101, KIP-279);
+// the leader answers with the largest epoch it has at or below that one and
+// where it ends, and the follower truncates to where both logs agree — and then
+// fetches from its log end offset, appending what it gets and taking the
+// leader's high watermark. Errors back off for fetchBackoffMs; a request
+// unanswered for replicaSocketTimeoutMs counts as an error.
 
-import { UNDEFINED_OFFSET } from './log.js';
+import { UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log.js';
 
 export class ReplicaFetcherThread {
   /** @param {any} rt @param {import('./partition.js').Partition} partition */
@@ -74,8 +75,17 @@ export class ReplicaFetcherThread {
     if (type === 'OffsetsForLeaderEpochResp') {
       if (this.state !== 'truncating') return this.doWork();
       if (!body.ok) return this.backoff();
-      const target = body.endOffset === UNDEFINED_OFFSET ? this.partition.highWatermark : Math.min(body.endOffset, log.logEndOffset());
-      this.truncate(target, 'leader epoch');
+      if (body.endOffset === UNDEFINED_OFFSET) {
+        this.truncate(this.partition.highWatermark, 'high watermark');
+      } else {
+        const own = log.leaderEpochCache.endOffsetFor(body.leaderEpoch, log.logEndOffset());
+        if (own.epoch !== body.leaderEpoch) {
+          // The leader never had the epochs above own.epoch: drop them and ask again from there.
+          this.truncate(own.epoch === UNDEFINED_EPOCH ? 0 : own.endOffset, 'leader epoch');
+          return this.doWork();
+        }
+        this.truncate(Math.min(body.endOffset, own.endOffset), 'leader epoch');
+      }
       this.state = 'fetching';
       return this.doWork();
     }

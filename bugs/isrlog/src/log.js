@@ -9,6 +9,7 @@ const EPOCHS = 'leader-epoch-checkpoint';
 const HW = 'replication-offset-checkpoint';
 
 export const UNDEFINED_OFFSET = -1;
+export const UNDEFINED_EPOCH = -1;
 
 export class LeaderEpochFileCache {
   constructor(disk) {
@@ -28,12 +29,15 @@ export class LeaderEpochFileCache {
     this.flush();
   }
 
-  /** The end offset of `epoch`: the start of the next higher epoch, or logEndOffset for the latest. */
+  /**
+   * The largest known epoch at or below `epoch` and its end offset: the start of the next
+   * higher epoch, or logEndOffset for the latest. UNDEFINED_EPOCH and UNDEFINED_OFFSET if none.
+   */
   endOffsetFor(epoch, logEndOffset) {
-    if (this.epochs.length === 0 || epoch < this.epochs[0].epoch) return UNDEFINED_OFFSET;
-    if (epoch === this.latestEpoch()) return logEndOffset;
-    const next = this.epochs.find((e) => e.epoch > epoch);
-    return next ? next.startOffset : logEndOffset;
+    const i = this.epochs.findLastIndex((e) => e.epoch <= epoch);
+    if (i < 0) return { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
+    const next = this.epochs[i + 1];
+    return { epoch: this.epochs[i].epoch, endOffset: next ? next.startOffset : logEndOffset };
   }
 
   truncateFromEnd(offset) {

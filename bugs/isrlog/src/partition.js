@@ -162,7 +162,8 @@ export class Partition {
 
   lastOffsetForLeaderEpoch(epoch) {
     if (!this.isLeader()) return { ok: false, error: 'NOT_LEADER_FOR_PARTITION' };
-    return { ok: true, endOffset: this.log.leaderEpochCache.endOffsetFor(epoch, this.log.logEndOffset()) };
+    const { epoch: leaderEpoch, endOffset } = this.log.leaderEpochCache.endOffsetFor(epoch, this.log.logEndOffset());
+    return { ok: true, leaderEpoch, endOffset };
   }
 
   controllerId() {
