@@ -48,7 +48,7 @@ export default {
 
     await t.restart(old);
     t.note('restarted the old primary', { node: old });
-    const conv = await converge(t, 5000);
+    const conv = await converge(t, 10000);
     t.check('the restarted member catches up with the set', conv.ok && conv.states.length === 3, { states: conv.states.map(brief) });
     for (const s of conv.states) {
       const missing = Object.entries(acked).filter(([k, v]) => s.docs[k] !== v).map(([k]) => k);
