@@ -2,7 +2,7 @@
 // raftkv-lock-double-grant workspace, against the scripted OpenAI-compatible server.
 // The panel is pointed at the server (settings, and the key stored through the panel),
 // Start runs a scripted investigation (read a file, propose the reference fix, submit),
-// the transcript streams, the fix is verified for real (one live trial per check), the
+// the transcript streams, the fix is verified for real (one live reproducer trial), the
 // patch opens in the diff editor, is edited there and accepted into the workspace, and
 // the run is recorded in the workspace's records. Needs `npm run setup:e2e`; skipped without it.
 import * as assert from 'node:assert/strict';
