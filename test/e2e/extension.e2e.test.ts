@@ -7,14 +7,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
-import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './codeServer';
+import type { CodeServerDirs } from './codeServer';
 import {
-  chromiumPath,
-  closeBrowser,
   collectTreeLabels,
-  launchBrowser,
   editorText,
   focusView,
+  missingE2eTools,
   pickQuickItem,
   reloadWindow,
   rowLabels,
@@ -24,12 +22,11 @@ import {
   waitForWorkbench,
   UI_TIMEOUT,
   waitUntil,
-  type HeadlessBrowser,
+  Workbench,
 } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e');
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
 
 describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function () {
   this.timeout(10 * 60_000);
@@ -38,17 +35,12 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
   let dirs: CodeServerDirs;
   let workspacesDir: string;
   let catalog: Catalog;
-  let server: CodeServer | undefined;
-  let browser: HeadlessBrowser | undefined;
+  let wb: Workbench | undefined;
   let page: Page;
-  let shot = 0;
-
-  const screenshot = async (name: string): Promise<void> => {
-    await page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, '0')}-${name}.png`) }).catch(() => undefined);
-  };
+  const screenshot = async (name: string): Promise<void> => wb?.screenshot(name);
 
   before(async function () {
-    const missing = [codeServerBin(), chromiumPath()].filter((p) => !fs.existsSync(p));
+    const missing = missingE2eTools();
     if (missing.length > 0) {
       console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
       this.skip();
@@ -57,34 +49,31 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     fs.mkdirSync(artifacts, { recursive: true });
     catalog = await loadCatalog(path.join(root, 'bugs'));
 
-    const vsix = buildVsix();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-e2e-'));
-    dirs = { extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data') };
     workspacesDir = path.join(tmp, 'workspaces');
-    // Two reproducer trials keep the reproducer step short; the count itself is not under test.
-    writeUserSettings(dirs, { 'ddbench.workspacesDir': workspacesDir, 'ddbench.reproducer.trials': 2 });
-    installExtension(dirs, vsix);
-    const installed = path.join(dirs.extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
-    for (const part of ['package.json', 'dist/extension.js', 'bugs']) {
-      assert.ok(fs.existsSync(path.join(installed, part)), `the installed VSIX lacks ${part}`);
-    }
-
-    server = await CodeServer.start(dirs, path.join(artifacts, 'code-server.log'));
-    browser = await launchBrowser();
-    page = await browser.browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(server.url, { timeout: UI_TIMEOUT, waitUntil: 'domcontentloaded' });
-    page.setDefaultTimeout(UI_TIMEOUT);
-    await waitForWorkbench(page);
+    wb = await Workbench.start({
+      tmp,
+      artifacts,
+      // Two reproducer trials keep the reproducer step short; the count itself is not under test.
+      settings: { 'ddbench.workspacesDir': workspacesDir, 'ddbench.reproducer.trials': 2 },
+      viewport: { width: 1400, height: 900 },
+      checkInstalled: (installed) => {
+        for (const part of ['package.json', 'dist/extension.js', 'bugs']) {
+          assert.ok(fs.existsSync(path.join(installed, part)), `the installed VSIX lacks ${part}`);
+        }
+      },
+    });
+    dirs = wb.dirs;
+    page = wb.page;
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && browser) await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+    if (this.currentTest?.state === 'failed') await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
   });
 
   after(async function () {
     this.timeout(60_000);
-    if (browser) await closeBrowser(browser);
-    if (server) await server.stop();
+    await wb?.close();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -275,12 +264,4 @@ function e2eBug(catalog: Catalog): Catalog['bugs'][number] | undefined {
 function nodeProcessesUnder(dir: string): string[] {
   const r = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   return r.stdout.split('\n').filter((line) => line.includes(dir) && line.includes('live-host'));
-}
-
-/** Packages the extension as a user would install it (DDBENCH_E2E_VSIX uses a prebuilt one). */
-function buildVsix(): string {
-  if (process.env.DDBENCH_E2E_VSIX) return path.resolve(process.env.DDBENCH_E2E_VSIX);
-  const r = spawnSync('npm', ['run', 'package'], { cwd: root, encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) throw new Error(`npm run package failed (${String(r.status)}):\n${r.stdout}\n${r.stderr}`);
-  return path.join(root, 'dist', 'ddbench.vsix');
 }

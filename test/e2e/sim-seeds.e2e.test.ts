@@ -4,7 +4,6 @@
 // replays it into the timeline, which shows the failed check; any seed replays by number
 // from the palette. Needs `npm run setup:e2e`; skipped without it.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,28 +11,23 @@ import type { Page } from 'playwright-core';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { openWorkspace } from '../../src/core/bugs/workspace';
 import { replayWorkspaceSeed, simulateWorkspace } from '../../src/core/sim/workspace';
-import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './codeServer';
 import {
-  chromiumPath,
-  closeBrowser,
   collectTreeLabels,
   focusView,
-  launchBrowser,
+  missingE2eTools,
   pickQuickItem,
   reloadWindow,
   rowLabels,
   runCommand,
   sidebarPane,
   treeRows,
-  waitForWorkbench,
   UI_TIMEOUT,
   waitUntil,
-  type HeadlessBrowser,
+  Workbench,
 } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-sim');
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
 const BUG = 'raftkv-lock-double-grant';
 const SEEDS = 20;
 /** 20 simulated seeds take seconds on a quiet machine; the machine running the suite may be far from quiet. */
@@ -42,15 +36,12 @@ const RUN_TIMEOUT = 5 * 60_000;
 describe('e2e: simulated seeds in the editor (code-server + headless Chromium)', function () {
   this.timeout(20 * 60_000);
   let tmp: string | undefined;
-  let dirs: CodeServerDirs;
   let ws: string;
-  let server: CodeServer | undefined;
-  let browser: HeadlessBrowser | undefined;
+  let wb: Workbench | undefined;
   let page: Page;
   let expectedFailing: number[];
   let scenario: string;
-  let shot = 0;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, '0')}-${name}.png`) }).catch(() => undefined);
+  const screenshot = async (name: string): Promise<void> => wb?.screenshot(name);
   const seedsPane = () => sidebarPane(page, 'Simulated Seeds');
   const timelineFrame = () => page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
   const timelineHook = () =>
@@ -62,7 +53,7 @@ describe('e2e: simulated seeds in the editor (code-server + headless Chromium)',
       });
 
   before(async function () {
-    const missing = [codeServerBin(), chromiumPath()].filter((p) => !fs.existsSync(p));
+    const missing = missingE2eTools();
     if (missing.length > 0) {
       console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
       this.skip();
@@ -78,28 +69,26 @@ describe('e2e: simulated seeds in the editor (code-server + headless Chromium)',
     assert.ok(expectedFailing.length > 0, `the buggy ${BUG} fails some of seeds 1..${SEEDS} in simulation`);
     fs.rmSync(path.join(ws, '.ddbench', 'runs'), { recursive: true, force: true });
 
-    dirs = { extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data') };
-    writeUserSettings(dirs, {});
-    installExtension(dirs, buildVsix(tmp));
-    assert.ok(fs.existsSync(path.join(dirs.extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`, 'dist', 'cli.js')), 'the VSIX ships the CLI bundle the simulation workers run');
-    server = await CodeServer.start(dirs, path.join(artifacts, 'code-server.log'), ws);
-    browser = await launchBrowser();
-    page = await browser.browser.newPage({ viewport: { width: 1500, height: 950 } });
-    page.setDefaultTimeout(UI_TIMEOUT);
-    await page.goto(server.url, { timeout: UI_TIMEOUT, waitUntil: 'domcontentloaded' });
-    await waitForWorkbench(page);
+    wb = await Workbench.start({
+      tmp,
+      artifacts,
+      settings: {},
+      folder: ws,
+      viewport: { width: 1500, height: 950 },
+      checkInstalled: (dir) => assert.ok(fs.existsSync(path.join(dir, 'dist', 'cli.js')), 'the VSIX ships the CLI bundle the simulation workers run'),
+    });
+    page = wb.page;
     // The status bar item appears once the extension has activated, so its commands are known.
     await page.locator('.part.statusbar', { hasText: 'raftkv stopped' }).waitFor({ timeout: UI_TIMEOUT });
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && browser) await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+    if (this.currentTest?.state === 'failed') await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
   });
 
   after(async function () {
     this.timeout(60_000);
-    if (browser) await closeBrowser(browser);
-    if (server) await server.stop();
+    await wb?.close();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -188,20 +177,3 @@ describe('e2e: simulated seeds in the editor (code-server + headless Chromium)',
     assert.ok((await treeRows(seedsPane()).count()) > 1);
   });
 });
-
-/**
- * Packages the extension as a user would install it, into `dir` so concurrent suites
- * do not share one VSIX file (DDBENCH_E2E_VSIX uses a prebuilt one).
- */
-function buildVsix(dir: string): string {
-  if (process.env.DDBENCH_E2E_VSIX) return path.resolve(process.env.DDBENCH_E2E_VSIX);
-  const out = path.join(dir, 'ddbench.vsix');
-  for (const [cmd, args] of [
-    ['npm', ['run', 'build']],
-    ['npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out]],
-  ] as const) {
-    const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', timeout: 300_000 });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${String(r.status)}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return out;
-}

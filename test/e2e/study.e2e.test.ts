@@ -3,7 +3,6 @@
 // Submit Fix verified for real, the record and interaction log on disk, then the
 // reference comparison and the comparison view. Needs `npm run setup:e2e`; skipped without it.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -13,13 +12,11 @@ import { openWorkspace } from '../../src/core/bugs/workspace';
 import { loadRecords } from '../../src/core/study/collect';
 import { consentHash } from '../../src/core/study/participant';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './codeServer';
-import { chromiumPath, closeBrowser, launchBrowser, pickQuickItem, runCommand, waitForWorkbench, waitUntil, type HeadlessBrowser } from './workbench';
+import { missingE2eTools, pickQuickItem, runCommand, UI_TIMEOUT, waitUntil, Workbench } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-study');
 const BUG = 'raftkv-lock-double-grant';
-const UI_TIMEOUT = 90_000;
 /** A live verification of a RaftKV fix (one reproducer trial, regression trials, simulated seeds) on a loaded machine. */
 const VERIFY_TIMEOUT = 8 * 60_000;
 const CONSENT = 'E2E study: your attempt at this bug is recorded under a participant code.';
@@ -31,14 +28,12 @@ describe('e2e: a study attempt in the editor (code-server + headless Chromium)',
   this.timeout(20 * 60_000);
   let tmp: string | undefined;
   let ws: string;
-  let server: CodeServer | undefined;
-  let browser: HeadlessBrowser | undefined;
+  let wb: Workbench | undefined;
   let page: Page;
-  let shot = 0;
-  const screenshot = (name: string) => page.screenshot({ path: path.join(artifacts, `${String(++shot).padStart(2, '0')}-${name}.png`) }).catch(() => undefined);
+  const screenshot = async (name: string): Promise<void> => wb?.screenshot(name);
 
   before(async function () {
-    const missing = [codeServerBin(), chromiumPath()].filter((p) => !fs.existsSync(p));
+    const missing = missingE2eTools();
     if (missing.length > 0) {
       console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
       this.skip();
@@ -47,25 +42,24 @@ describe('e2e: a study attempt in the editor (code-server + headless Chromium)',
     fs.mkdirSync(artifacts, { recursive: true });
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-e2e-study-'));
     ws = await openWorkspace(await loadCatalog(path.join(root, 'bugs')), BUG, path.join(tmp, 'ws'));
-    const dirs: CodeServerDirs = { extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data') };
-    writeUserSettings(dirs, { 'ddbench.reproducer.trials': 1, 'ddbench.study.consentText': CONSENT, 'ddbench.study.timeLimitMinutes': 30 });
-    installExtension(dirs, buildVsix(tmp));
-    server = await CodeServer.start(dirs, path.join(artifacts, 'code-server.log'), ws);
-    browser = await launchBrowser();
-    page = await browser.browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.goto(server.url, { timeout: UI_TIMEOUT, waitUntil: 'domcontentloaded' });
-    await waitForWorkbench(page);
+    wb = await Workbench.start({
+      tmp,
+      artifacts,
+      settings: { 'ddbench.reproducer.trials': 1, 'ddbench.study.consentText': CONSENT, 'ddbench.study.timeLimitMinutes': 30 },
+      folder: ws,
+      viewport: { width: 1500, height: 950 },
+    });
+    page = wb.page;
     await page.locator('.part.statusbar', { hasText: 'raftkv stopped' }).waitFor({ timeout: UI_TIMEOUT });
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && browser) await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+    if (this.currentTest?.state === 'failed') await screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
   });
 
   after(async function () {
     this.timeout(60_000);
-    if (browser) await closeBrowser(browser);
-    if (server) await server.stop();
+    await wb?.close();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -148,18 +142,4 @@ async function comparisonFrame(page: Page): Promise<Frame> {
     UI_TIMEOUT,
   );
   return found!;
-}
-
-/** Packages the extension as a user would install it (DDBENCH_E2E_VSIX uses a prebuilt one). */
-function buildVsix(dir: string): string {
-  if (process.env.DDBENCH_E2E_VSIX) return path.resolve(process.env.DDBENCH_E2E_VSIX);
-  const out = path.join(dir, 'ddbench.vsix');
-  for (const [cmd, args] of [
-    ['npm', ['run', 'build']],
-    ['npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out]],
-  ] as const) {
-    const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', timeout: 300_000 });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${String(r.status)}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return out;
 }

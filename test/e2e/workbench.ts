@@ -1,6 +1,12 @@
-// Playwright helpers for driving VS Code's workbench in headless Chromium.
+// Playwright helpers for driving VS Code's workbench in headless Chromium, and the
+// start-up every e2e suite shares: the VSIX installed into a fresh code-server, one page.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { chromium, type Browser, type BrowserServer, type Locator, type Page } from 'playwright-core';
+import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './codeServer';
+
+const root = path.resolve(__dirname, '..', '..');
 
 /**
  * How long the suites wait for the workbench to show something: 90 s, or
@@ -44,6 +50,88 @@ export async function launchBrowser(): Promise<HeadlessBrowser> {
 export async function closeBrowser(b: HeadlessBrowser): Promise<void> {
   await withTimeout(b.browser.close(), 10_000).catch(() => undefined);
   await b.server.kill();
+}
+
+/** code-server and Chromium, when either is not installed; the suites skip themselves then. */
+export function missingE2eTools(): string[] {
+  return [codeServerBin(), chromiumPath()].filter((p) => !fs.existsSync(p));
+}
+
+/**
+ * Packages the extension as a user would install it, into `dir` so concurrent suites
+ * do not share one VSIX file (DDBENCH_E2E_VSIX uses a prebuilt one).
+ */
+export function buildVsix(dir: string): string {
+  if (process.env.DDBENCH_E2E_VSIX) return path.resolve(process.env.DDBENCH_E2E_VSIX);
+  const out = path.join(dir, 'ddbench.vsix');
+  for (const [cmd, args] of [
+    ['npm', ['run', 'build']],
+    ['npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out]],
+  ] as const) {
+    const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', timeout: 300_000 });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${String(r.status)}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return out;
+}
+
+export interface WorkbenchOptions {
+  /** A throwaway folder of the suite's: the VSIX, extensions and user data go in it. */
+  tmp: string;
+  /** Screenshots and the code-server log. */
+  artifacts: string;
+  /** User settings beside the ones every suite needs (see writeUserSettings). */
+  settings: Record<string, unknown>;
+  /** The folder the window opens, if any. */
+  folder?: string;
+  viewport: { width: number; height: number };
+  /** Runs on the installed extension's folder before code-server starts (what the VSIX must ship). */
+  checkInstalled?: (installedDir: string) => void;
+}
+
+/** One code-server window with the VSIX installed, in headless Chromium. */
+export class Workbench {
+  private shots = 0;
+
+  private constructor(
+    readonly dirs: CodeServerDirs,
+    readonly server: CodeServer,
+    private readonly headless: HeadlessBrowser,
+    readonly page: Page,
+    private readonly artifacts: string,
+  ) {}
+
+  /** Installs the VSIX, starts code-server and opens its page; whatever started is stopped again if a later step fails. */
+  static async start(opts: WorkbenchOptions): Promise<Workbench> {
+    const dirs: CodeServerDirs = { extensionsDir: path.join(opts.tmp, 'extensions'), userDataDir: path.join(opts.tmp, 'user-data') };
+    writeUserSettings(dirs, opts.settings);
+    installExtension(dirs, buildVsix(opts.tmp));
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+    opts.checkInstalled?.(path.join(dirs.extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`));
+    const server = await CodeServer.start(dirs, path.join(opts.artifacts, 'code-server.log'), opts.folder);
+    let headless: HeadlessBrowser | undefined;
+    try {
+      headless = await launchBrowser();
+      const page = await headless.browser.newPage({ viewport: opts.viewport });
+      page.setDefaultTimeout(UI_TIMEOUT);
+      await page.goto(server.url, { timeout: UI_TIMEOUT, waitUntil: 'domcontentloaded' });
+      await waitForWorkbench(page);
+      return new Workbench(dirs, server, headless, page, opts.artifacts);
+    } catch (err) {
+      if (headless) await closeBrowser(headless);
+      await server.stop();
+      throw err;
+    }
+  }
+
+  /** A numbered screenshot in the artifacts folder; never fails the test. */
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: path.join(this.artifacts, `${String(++this.shots).padStart(2, '0')}-${name}.png`) }).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await closeBrowser(this.headless);
+    await this.server.stop();
+  }
 }
 
 export async function waitForWorkbench(page: Page): Promise<void> {
