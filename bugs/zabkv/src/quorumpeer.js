@@ -20,7 +20,7 @@ export class QuorumPeer {
     this.syncLimit = Number(c.syncLimit ?? 20);
     this.notifyMs = Number(c.notifyMs ?? 200);
     this.finalizeWaitMs = Number(c.finalizeWaitMs ?? 100);
-    this.zkDb = new ZKDatabase(rt.disk);
+    this.zkDb = new ZKDatabase(rt.disk, { snapCount: Number(c.snapCount ?? 50), log: rt.log });
     this.state = 'LOOKING';
     this.currentVote = null;
     this.election = new FastLeaderElection(this);
@@ -130,6 +130,7 @@ export class QuorumPeer {
       ...this.brief(),
       acceptedEpoch: this.acceptedEpoch,
       lastLoggedZxid: hexZxid(this.zkDb.lastLoggedZxid()),
+      snapshotZxid: hexZxid(this.zkDb.snapshotZxid),
       digest: tree.digest(),
       znodeCount: znodes.length,
       tree: znodes.length <= 1000 ? Object.fromEntries(znodes.map((p) => [p, tree.nodes.get(p).data])) : null,

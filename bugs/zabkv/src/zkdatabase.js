@@ -1,7 +1,9 @@
 // zkdatabase.js — after ZooKeeper's ZKDatabase, DataTree and FileTxnSnapLog:
-// the in-memory tree of znodes, the transaction log on disk, an optional
-// snapshot, and the committedLog the leader syncs learners from. On load the
-// snapshot is restored and every logged transaction after it is replayed.
+// the in-memory tree of znodes, the transaction log on disk, the snapshot, and
+// the committedLog the leader syncs learners from. On load the snapshot is
+// restored and every logged transaction after it is replayed. Every snapCount
+// committed transactions the tree is snapshotted and the log entries the
+// snapshot covers are purged (ZooKeeper's snapshot plus autopurge).
 
 const LOG = 'log';
 const SNAPSHOT = 'snapshot';
@@ -94,13 +96,19 @@ function stat(node) {
 }
 
 export class ZKDatabase {
-  /** @param {any} disk the node's disk (rt.disk) */
-  constructor(disk) {
+  /**
+   * @param {any} disk the node's disk (rt.disk)
+   * @param {{ snapCount: number, log: any }} opts log: the node's logger (rt.log)
+   */
+  constructor(disk, { snapCount, log }) {
     this.disk = disk;
+    this.snapCount = snapCount;
+    this.log = log;
     this.tree = new DataTree();
     /** @type {Array<{ zxid: number, type: string, path: string, data?: string, version?: number, origin?: any }>} */
     this.committedLog = [];
     this.snapshotZxid = 0;
+    this.txnsSinceSnapshot = 0;
   }
 
   get minCommittedLog() {
@@ -122,6 +130,7 @@ export class ZKDatabase {
       this.tree.processTxn(txn);
       this.committedLog.push(txn);
     }
+    this.txnsSinceSnapshot = this.committedLog.length;
     return this.tree.lastProcessedZxid;
   }
 
@@ -148,14 +157,29 @@ export class ZKDatabase {
     this.disk.sync();
   }
 
-  /** The last zxid in the txn log (or the snapshot). */
+  /** The last zxid in the txn log, 0 when the log holds none (FileTxnLog.getLastLoggedZxid). */
   lastLoggedZxid() {
     const log = this.readLog();
-    return log.length ? Math.max(this.snapshotZxid, log[log.length - 1].zxid) : this.snapshotZxid;
+    return log.length ? log[log.length - 1].zxid : 0;
   }
 
+  /** Records a transaction just applied to the tree; every snapCount of them the tree is snapshotted. */
   addCommittedProposal(txn) {
     this.committedLog.push(txn);
+    this.txnsSinceSnapshot += 1;
+    if (this.txnsSinceSnapshot >= this.snapCount) this.takeSnapshot();
+  }
+
+  /** Saves the tree as the snapshot and purges the logged txns it covers; txns logged but not yet applied stay. */
+  takeSnapshot() {
+    const snap = this.tree.serialize();
+    const kept = this.readLog().filter((t) => t.zxid > snap.zxid);
+    this.disk.write(SNAPSHOT, JSON.stringify(snap));
+    this.disk.write(LOG, kept.map((t) => JSON.stringify(t) + '\n').join(''));
+    this.disk.sync();
+    this.snapshotZxid = snap.zxid;
+    this.txnsSinceSnapshot = 0;
+    this.log.info('snapshot', { zxid: hexZxid(snap.zxid), znodes: this.tree.nodes.size - 1, keptInLog: kept.length });
   }
 
   /** Drops every logged txn after zxid, then reloads the tree. */

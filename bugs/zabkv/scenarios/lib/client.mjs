@@ -125,6 +125,6 @@ export async function converge(t, zk, timeoutMs = 10000) {
 
 export function brief(s) {
   if (!s) return null;
-  const { id, state, serving, leader, currentEpoch, acceptedEpoch, lastZxid, lastLoggedZxid, digest, znodeCount } = s;
-  return { id, state, serving, leader, currentEpoch, acceptedEpoch, lastZxid, lastLoggedZxid, digest, znodeCount };
+  const { id, state, serving, leader, currentEpoch, acceptedEpoch, lastZxid, lastLoggedZxid, snapshotZxid, digest, znodeCount } = s;
+  return { id, state, serving, leader, currentEpoch, acceptedEpoch, lastZxid, lastLoggedZxid, snapshotZxid, digest, znodeCount };
 }
