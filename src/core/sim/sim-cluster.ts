@@ -444,7 +444,9 @@ export class SimCluster implements Cluster {
   private packetOf(frame: MsgFrame): Packet {
     const sending = this.sending !== undefined && this.sending.body === frame.body ? this.sending : this.inTransit(frame.body);
     this.sending = undefined;
-    return { msgId: frame.msgId, from: frame.from, to: frame.to, type: frame.type, wire: sending.wire, shown: sending.shown, ...(frame.vc && { vc: frame.vc }) };
+    const packet: Packet = { msgId: frame.msgId, from: frame.from, to: frame.to, type: frame.type, wire: sending.wire, shown: sending.shown };
+    if (frame.vc) packet.vc = frame.vc;
+    return packet;
   }
 
   private inTransit(body: unknown): InTransit {
@@ -530,5 +532,7 @@ function statusOf(slot: SimNode): NodeStatus {
 }
 
 function frameOf(packet: Packet): MsgFrame {
-  return { t: 'msg', msgId: packet.msgId, from: packet.from, to: packet.to, type: packet.type, body: JSON.parse(packet.wire) as Json, ...(packet.vc && { vc: packet.vc }) };
+  const frame: MsgFrame = { t: 'msg', msgId: packet.msgId, from: packet.from, to: packet.to, type: packet.type, body: JSON.parse(packet.wire) as Json };
+  if (packet.vc) frame.vc = packet.vc;
+  return frame;
 }
