@@ -391,7 +391,7 @@ export class SimCluster implements Cluster {
    * live (stdout lines at info, stderr lines at error).
    */
   private guard(slot: SimNode, work: () => void): void {
-    const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
+    const { log, info, debug, warn, error } = console;
     const printers = (slot.printers ??= { out: this.printer(slot, 'info'), err: this.printer(slot, 'error') });
     console.log = console.info = console.debug = printers.out;
     console.warn = console.error = printers.err;
@@ -401,7 +401,11 @@ export class SimCluster implements Cluster {
       slot.handle?.reportCrash(err);
       this.terminate(slot, 'exited', 1);
     } finally {
-      Object.assign(console, saved);
+      console.log = log;
+      console.info = info;
+      console.debug = debug;
+      console.warn = warn;
+      console.error = error;
     }
   }
 
