@@ -4,7 +4,9 @@
  * and for every bug of the set on its buggy and its correct code; with --live N, also
  * live trials per minute of each bug's reproducer.
  *
- *   npx tsx bench/sim-seeds.ts [--seeds N] [--live N]
+ *   npx tsx bench/sim-seeds.ts [--seeds N] [--live N] [--raftkv-only]
+ *
+ * --raftkv-only stops after the RaftKV rows (the figure the README's target is about).
  *
  * Prints wall-clock rates (what a user waits for) and rates per CPU second (what the
  * machine's load does not change), with the load average beside them.
@@ -105,6 +107,7 @@ async function main(): Promise<void> {
     console.log(`${`raftkv, 2-second scenario, ${cores} worker threads`.padEnd(44)}  correct  ${String(many).padStart(5)}  ${`${((r.failedSeeds.length / many) * 100).toFixed(0)}%`.padStart(6)}  ${r.seedsPerSecond.toFixed(1).padStart(9)}`);
   }
   for (const test of raftkv.manifest.tests) await measure(`raftkv regression: ${test}`, 'correct', await prepareTarget(raftkv, raftkv.dir, test), Math.min(seeds, 50));
+  if (process.argv.includes('--raftkv-only')) return;
 
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-bench-'));
   const liveRows: string[] = [];

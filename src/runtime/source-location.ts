@@ -31,6 +31,8 @@ function parseFrame(line: string, srcRoot: string): SourceLocation | undefined {
 const captureCallSites = (_err: Error, sites: NodeJS.CallSite[]): NodeJS.CallSite[] => sites;
 /** The caller is the first frame above `fn`; a few more cover a call through a wrapper or from native code. */
 const CALLER_FRAMES = 4;
+/** Usually the very first frame is the system's line, and capturing one frame costs less than four. */
+const FIRST_TRY_FRAMES = 1;
 /** Relative file names of the call sites seen so far, per source root: a node logs from a handful of files. */
 const relativeFiles = new Map<string, Map<string, string | null>>();
 
@@ -57,21 +59,27 @@ export function callerLocation(fn: (...args: never[]) => unknown, srcRoot: strin
   const saved = Error.prepareStackTrace;
   const savedLimit = Error.stackTraceLimit;
   Error.prepareStackTrace = captureCallSites;
-  Error.stackTraceLimit = CALLER_FRAMES;
-  const holder: { stack?: NodeJS.CallSite[] } = {};
   try {
-    Error.captureStackTrace(holder, fn);
-    for (const site of holder.stack ?? []) {
-      const file = site.getFileName();
-      const line = site.getLineNumber();
-      const location = file == null || line === null ? undefined : locateCallSite(file, line, srcRoot);
-      if (location !== undefined) return location;
-    }
-    return undefined;
+    // The first frames of the deeper capture are the same frames, so trying one first changes no answer.
+    return firstLocation(fn, FIRST_TRY_FRAMES, srcRoot) ?? firstLocation(fn, CALLER_FRAMES, srcRoot);
   } finally {
     Error.prepareStackTrace = saved;
     Error.stackTraceLimit = savedLimit;
   }
+}
+
+/** The first of the `frames` call sites above `fn` that is a file location (prepareStackTrace must capture call sites). */
+function firstLocation(fn: (...args: never[]) => unknown, frames: number, srcRoot: string): SourceLocation | undefined {
+  Error.stackTraceLimit = frames;
+  const holder: { stack?: NodeJS.CallSite[] } = {};
+  Error.captureStackTrace(holder, fn);
+  for (const site of holder.stack ?? []) {
+    const file = site.getFileName();
+    const line = site.getLineNumber();
+    const location = file == null || line === null ? undefined : locateCallSite(file, line, srcRoot);
+    if (location !== undefined) return location;
+  }
+  return undefined;
 }
 
 function formattedCallerLocation(fn: (...args: never[]) => unknown, srcRoot: string): SourceLocation | undefined {

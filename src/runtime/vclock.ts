@@ -24,7 +24,9 @@ export class VectorClockTracker {
 
   /** Counts a receive: takes the component-wise maximum with the sender's clock, then ticks. */
   receive(remote: VectorClock): VectorClock {
-    for (const [node, count] of Object.entries(remote)) {
+    // for-in visits a plain object's keys in the order Object.entries lists them, without an array per entry.
+    for (const node in remote) {
+      const count = remote[node];
       if (count > (this.clock[node] ?? 0)) this.clock[node] = count;
     }
     return this.tick();

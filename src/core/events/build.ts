@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { TextArena } from './arena';
-import { Interner, permute, sortOrder } from './columns';
+import { ByteInterner, Interner, permute, sortOrder } from './columns';
 import type { EventRecord } from './record';
+import type { EventLineScanner } from './scan';
 import { EventStore, FLAG_CLOCK, kindCode, levelCode, type BadRecord, type InputFormat, type SourceReport } from './store';
 
 /** Clock entries per event assumed when sizing up front (a handful of nodes). */
@@ -17,6 +18,8 @@ export interface SourceSink {
   add(record: EventRecord, json: string, line: number, flags?: number): void;
   /** Adds one event whose JSON text is the line at bytes[start, end) of a read chunk (kept without a copy). */
   addLine(record: EventRecord, bytes: Buffer, start: number, end: number, line: number): void;
+  /** As addLine, for a line the scanner read (its values are still in `scanned`). */
+  addScanned(scanned: EventLineScanner, bytes: Buffer, start: number, end: number, line: number): void;
   bad(line: number, error: string): void;
   note(text: string): void;
   /**
@@ -37,6 +40,7 @@ export interface SourceSink {
 const SEND = kindCode('send');
 const RECV = kindCode('recv');
 const FAULT = kindCode('fault');
+const SPAN = kindCode('span');
 
 /** Typed arrays that grow: one typed field per column keeps every store monomorphic (fast) in V8. */
 function grown<T extends Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array>(column: T, capacity: number): T {
@@ -77,6 +81,9 @@ export class EventStoreBuilder {
   private readonly messageIds = new Interner();
   private readonly traceIds = new Interner();
   private readonly spanIds = new Interner();
+  private readonly nodeBytes = new ByteInterner(this.nodes);
+  private readonly textBytes = new ByteInterner(this.texts);
+  private readonly messageIdBytes = new ByteInterner(this.messageIds);
   private readonly sources: SourceReport[] = [];
   private readonly bad: BadRecord[] = [];
   private badCount = 0;
@@ -100,6 +107,10 @@ export class EventStoreBuilder {
       },
       addLine: (record, bytes, start, end, line) => {
         this.add(record, this.arena.chunk(bytes), start, end, index, line, 0);
+        report.events++;
+      },
+      addScanned: (scanned, bytes, start, end, line) => {
+        this.addScanned(scanned, bytes, this.arena.chunk(bytes), start, end, index, line);
         report.events++;
       },
       bad: (line, error) => {
@@ -130,10 +141,12 @@ export class EventStoreBuilder {
   /** Sorts everything into time order (ties keep arrival order) and hands it to a store. */
   build(): EventStore {
     const n = this.size;
-    const ts = this.ts.slice(0, n);
+    const ts = this.ts.subarray(0, n);
     const order = sortOrder(ts);
+    // Already in order (the usual case), the columns are views of the builder's: their pages past `n`
+    // were never written, so they take no memory, and a copy would cost as much as building them.
     const sorted = <T extends Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array>(column: T): T =>
-      order === undefined ? (column.slice(0, n) as T) : permute(column, order);
+      order === undefined ? (column.subarray(0, n) as T) : permute(column, order);
     return new EventStore({
       ts: order === undefined ? ts : permute(ts, order),
       dur: sorted(this.dur),
@@ -151,8 +164,8 @@ export class EventStoreBuilder {
       line: sorted(this.line),
       vcOff: sorted(this.vcOff),
       vcLen: sorted(this.vcLen),
-      vcKey: this.vcKey.slice(0, this.vcSize),
-      vcVal: this.vcVal.slice(0, this.vcSize),
+      vcKey: this.vcKey.subarray(0, this.vcSize),
+      vcVal: this.vcVal.subarray(0, this.vcSize),
       rawBuffer: sorted(this.rawBuffer),
       rawStart: sorted(this.rawStart),
       rawEnd: sorted(this.rawEnd),
@@ -204,6 +217,39 @@ export class EventStoreBuilder {
     }
     this.vcLen[i] = entries;
     this.flags[i] = extraFlags | (vc !== undefined ? FLAG_CLOCK : 0);
+  }
+
+  /** What add() does for a record, from a scanned line's bytes: the same columns, no string for a value seen before. */
+  private addScanned(r: EventLineScanner, bytes: Buffer, rawBuffer: number, rawStart: number, rawEnd: number, source: number, line: number): void {
+    if (this.size === this.capacity) this.reserve(this.capacity * 2);
+    const i = this.size++;
+    this.ts[i] = r.ts;
+    this.node[i] = this.nodeBytes.code(bytes, r.node.start, r.node.end, r.node.ascii);
+    this.kind[i] = r.kind;
+    this.level[i] = r.level;
+    this.msg[i] = r.msg.start < 0 ? -1 : this.textBytes.code(bytes, r.msg.start, r.msg.end, r.msg.ascii);
+    this.msgId[i] = r.msgId.start < 0 ? -1 : this.messageIdBytes.code(bytes, r.msgId.start, r.msgId.end, r.msgId.ascii);
+    this.peer[i] = r.peer.start < 0 ? -1 : this.nodeBytes.code(bytes, r.peer.start, r.peer.end, r.peer.ascii);
+    const span = r.span;
+    const traceId = span?.traceId ?? r.fieldsTraceId;
+    this.trace[i] = traceId !== undefined && traceId !== '' ? this.traceIds.code(traceId.toLowerCase()) : -1;
+    this.spanId[i] = span === undefined ? -1 : this.spanIds.code(span.spanId);
+    this.parentSpan[i] = span?.parentId === undefined ? -1 : this.spanIds.code(span.parentId);
+    this.dur[i] = r.kind === SPAN && span?.end !== undefined ? Math.max(0, span.end - r.ts) : 0;
+    this.sourceIndex[i] = source;
+    this.line[i] = line;
+    this.rawBuffer[i] = rawBuffer;
+    this.rawStart[i] = rawStart;
+    this.rawEnd[i] = rawEnd;
+    this.vcOff[i] = this.vcSize;
+    const entries = r.clockSize;
+    if (this.vcSize + entries > this.vcKey.length) this.reserveClocks(Math.max(this.vcSize * 2, this.vcSize + entries));
+    for (let k = 0; k < entries; k++) {
+      this.vcKey[this.vcSize] = this.nodeBytes.code(bytes, r.clockKeyStart[k], r.clockKeyEnd[k], r.clockKeyAscii[k] === 1);
+      this.vcVal[this.vcSize++] = r.clockValue[k];
+    }
+    this.vcLen[i] = entries;
+    this.flags[i] = r.hasClock ? FLAG_CLOCK : 0;
   }
 
   /** Makes room for `capacity` clock entries. */

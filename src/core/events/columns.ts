@@ -93,3 +93,91 @@ export function lowerBound(values: ArrayLike<number>, x: number, lo = 0, hi = va
   }
   return lo;
 }
+
+/**
+ * An Interner's codes looked up by a string's UTF-8 bytes, so a line read as bytes
+ * makes a string only for a value not seen before. The Interner stays the one
+ * authority: a miss decodes the bytes and asks it, so different bytes that decode
+ * to the same string (invalid UTF-8) still share one code.
+ */
+export class ByteInterner {
+  /** Open addressing: entry index per slot, -1 for empty. */
+  private slots = new Int32Array(256).fill(-1);
+  private hashes = new Uint32Array(128);
+  private codes = new Int32Array(128);
+  private keyStart = new Uint32Array(128);
+  private keyLength = new Uint32Array(128);
+  private keys = Buffer.allocUnsafe(4096);
+  private keysUsed = 0;
+  private count = 0;
+
+  constructor(private readonly interner: Interner) {}
+
+  /** The code of the string whose bytes are bytes[start, end); `ascii` says no byte is above 0x7f. */
+  code(bytes: Buffer, start: number, end: number, ascii: boolean): number {
+    let hash = 0x811c9dc5;
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
+    hash >>>= 0;
+    const length = end - start;
+    const mask = this.slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot];
+      if (entry < 0) return this.insert(slot, hash, bytes, start, end, ascii);
+      if (this.hashes[entry] === hash && this.keyLength[entry] === length && this.sameKey(entry, bytes, start, length)) return this.codes[entry];
+    }
+  }
+
+  private sameKey(entry: number, bytes: Buffer, start: number, length: number): boolean {
+    const keys = this.keys;
+    const at = this.keyStart[entry];
+    for (let i = 0; i < length; i++) if (keys[at + i] !== bytes[start + i]) return false;
+    return true;
+  }
+
+  private insert(slot: number, hash: number, bytes: Buffer, start: number, end: number, ascii: boolean): number {
+    const text = bytes.toString(ascii ? 'latin1' : 'utf8', start, end);
+    const code = this.interner.code(text);
+    const entry = this.count++;
+    if (entry === this.hashes.length) this.growEntries();
+    const length = end - start;
+    if (this.keysUsed + length > this.keys.length) {
+      const keys = Buffer.allocUnsafe(Math.max(this.keys.length * 2, this.keysUsed + length));
+      this.keys.copy(keys, 0, 0, this.keysUsed);
+      this.keys = keys;
+    }
+    this.keys.set(bytes.subarray(start, end), this.keysUsed);
+    this.keyStart[entry] = this.keysUsed;
+    this.keyLength[entry] = length;
+    this.keysUsed += length;
+    this.hashes[entry] = hash;
+    this.codes[entry] = code;
+    this.slots[slot] = entry;
+    // Half full at most, so probe runs stay short.
+    if (this.count * 2 > this.slots.length) this.rehash();
+    return code;
+  }
+
+  private growEntries(): void {
+    const size = this.hashes.length * 2;
+    const grow = <T extends Uint32Array | Int32Array>(a: T): T => {
+      const next = new (a.constructor as new (n: number) => T)(size);
+      next.set(a);
+      return next;
+    };
+    this.hashes = grow(this.hashes);
+    this.codes = grow(this.codes);
+    this.keyStart = grow(this.keyStart);
+    this.keyLength = grow(this.keyLength);
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let entry = 0; entry < this.count; entry++) {
+      let slot = this.hashes[entry] & mask;
+      while (slots[slot] >= 0) slot = (slot + 1) & mask;
+      slots[slot] = entry;
+    }
+    this.slots = slots;
+  }
+}

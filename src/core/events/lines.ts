@@ -6,6 +6,9 @@ const CHUNK_BYTES = 1 << 20;
 /** A line's text, its 1-based number, and where its bytes are (to keep them without a copy). */
 export type OnLine = (line: string, lineNo: number, bytes: Buffer, start: number, end: number) => void;
 
+/** A line as bytes[start, end) (without its line break) and its 1-based number. */
+export type OnLineBytes = (bytes: Buffer, start: number, end: number, lineNo: number) => void;
+
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
@@ -13,17 +16,53 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  * split on newline bytes, so a big log never becomes one string (a newline byte
  * never sits inside a multi-byte UTF-8 character, so each line decodes on its own).
  */
-export async function forEachLine(file: string, onLine: OnLine): Promise<void> {
+export function forEachLine(file: string, onLine: OnLine): Promise<void> {
+  return forEachLineBytes(file, (bytes, start, end, lineNo) => onLine(bytes.toString('utf8', start, end), lineNo, bytes, start, end));
+}
+
+/**
+ * The index of the first newline byte at or after `from`, or -1. A plain loop: lines
+ * are short, and per line it costs less than calling Buffer#indexOf.
+ */
+function nextNewline(bytes: Buffer, from: number): number {
+  for (let i = from, n = bytes.length; i < n; i++) if (bytes[i] === NEWLINE) return i;
+  return -1;
+}
+
+/**
+ * The file's bytes in fresh 1 MiB chunks (readers may keep them). Read on this thread
+ * rather than the thread pool: the bytes then arrive in this core's cache, where the
+ * line splitting reads them right away, which made a cold pass over each chunk about
+ * twice as fast. Each chunk is one short read, and the event loop gets a turn between
+ * chunks, as it did with a read stream.
+ */
+async function* readChunks(file: string): AsyncGenerator<Buffer> {
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (;;) {
+      const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+      const read = fs.readSync(fd, chunk, 0, CHUNK_BYTES, null);
+      if (read === 0) return;
+      yield read < CHUNK_BYTES ? chunk.subarray(0, read) : chunk;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** As forEachLine, without decoding: for readers that look at the bytes first. */
+export async function forEachLineBytes(file: string, onLine: OnLineBytes): Promise<void> {
   let lineNo = 0;
   let carry: Buffer[] = [];
   const emit = (buf: Buffer, start: number, end: number): void => {
     if (end > start && buf[end - 1] === 0x0d) end--;
     if (lineNo === 0 && buf.subarray(start, start + 3).equals(BOM)) start += 3;
-    onLine(buf.toString('utf8', start, end), ++lineNo, buf, start, end);
+    onLine(buf, start, end, ++lineNo);
   };
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+  for await (const chunk of readChunks(file)) {
     let start = 0;
-    let nl = chunk.indexOf(NEWLINE);
+    let nl = nextNewline(chunk, 0);
     if (carry.length > 0) {
       if (nl < 0) {
         carry.push(chunk);
@@ -33,12 +72,12 @@ export async function forEachLine(file: string, onLine: OnLine): Promise<void> {
       carry = [];
       emit(joined, 0, joined.length);
       start = nl + 1;
-      nl = chunk.indexOf(NEWLINE, start);
+      nl = nextNewline(chunk, start);
     }
     while (nl >= 0) {
       emit(chunk, start, nl);
       start = nl + 1;
-      nl = chunk.indexOf(NEWLINE, start);
+      nl = nextNewline(chunk, start);
     }
     if (start < chunk.length) carry.push(chunk.subarray(start));
   }

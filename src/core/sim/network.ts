@@ -110,6 +110,8 @@ export class SimNetwork {
   /** The live router's decideFaults, drawing from the decision source so a schedule can be shrunk. */
   private decideFaults(packet: Packet): FaultDecision {
     const decision: FaultDecision = { duplicate: false, reorder: false, delayMs: 0 };
+    // Most messages meet no rule; they need no description to draw with.
+    if (this.rules.length === 0) return decision;
     const { decisions } = this.deps;
     const subject = () => describe(packet);
     this.rules.forEach((rule, index) => {

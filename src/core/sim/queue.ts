@@ -1,9 +1,19 @@
-/** One thing that happens at a virtual instant. Ties on `time` go by `seq`, the order of scheduling. */
-export interface QueueEntry {
-  readonly time: number;
-  readonly seq: number;
-  cancelled: boolean;
-  run(): void;
+/**
+ * One thing that happens at a virtual instant. Ties on `time` go by `seq`, the order
+ * of scheduling. The entry is its own cancel handle: a seed schedules thousands of
+ * them, and a handle object with a closure each was a measurable share of a seed.
+ */
+export class QueueEntry {
+  constructor(
+    readonly time: number,
+    readonly seq: number,
+    public cancelled: boolean,
+    readonly run: () => void,
+  ) {}
+
+  cancel(): void {
+    this.cancelled = true;
+  }
 }
 
 function before(a: QueueEntry, b: QueueEntry): boolean {

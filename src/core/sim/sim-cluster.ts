@@ -391,7 +391,7 @@ export class SimCluster implements Cluster {
    * live (stdout lines at info, stderr lines at error).
    */
   private guard(slot: SimNode, work: () => void): void {
-    const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
+    const { log, info, debug, warn, error } = console;
     const printers = (slot.printers ??= { out: this.printer(slot, 'info'), err: this.printer(slot, 'error') });
     console.log = console.info = console.debug = printers.out;
     console.warn = console.error = printers.err;
@@ -401,7 +401,11 @@ export class SimCluster implements Cluster {
       slot.handle?.reportCrash(err);
       this.terminate(slot, 'exited', 1);
     } finally {
-      Object.assign(console, saved);
+      console.log = log;
+      console.info = info;
+      console.debug = debug;
+      console.warn = warn;
+      console.error = error;
     }
   }
 
@@ -444,7 +448,9 @@ export class SimCluster implements Cluster {
   private packetOf(frame: MsgFrame): Packet {
     const sending = this.sending !== undefined && this.sending.body === frame.body ? this.sending : this.inTransit(frame.body);
     this.sending = undefined;
-    return { msgId: frame.msgId, from: frame.from, to: frame.to, type: frame.type, wire: sending.wire, shown: sending.shown, ...(frame.vc && { vc: frame.vc }) };
+    const packet: Packet = { msgId: frame.msgId, from: frame.from, to: frame.to, type: frame.type, wire: sending.wire, shown: sending.shown };
+    if (frame.vc) packet.vc = frame.vc;
+    return packet;
   }
 
   private inTransit(body: unknown): InTransit {
@@ -530,5 +536,7 @@ function statusOf(slot: SimNode): NodeStatus {
 }
 
 function frameOf(packet: Packet): MsgFrame {
-  return { t: 'msg', msgId: packet.msgId, from: packet.from, to: packet.to, type: packet.type, body: JSON.parse(packet.wire) as Json, ...(packet.vc && { vc: packet.vc }) };
+  const frame: MsgFrame = { t: 'msg', msgId: packet.msgId, from: packet.from, to: packet.to, type: packet.type, body: JSON.parse(packet.wire) as Json };
+  if (packet.vc) frame.vc = packet.vc;
+  return frame;
 }
