@@ -6,6 +6,9 @@
 // silent for deadNodeMs is declared dead and its replicas are forgotten. The
 // ReplicationMonitor schedules copies of under-replicated blocks and deletions
 // of excess replicas; a heartbeat reply carries each node's pending commands.
+// Blocks of files still being written are left to their writer: a pipeline
+// recovery gives such a block a new generation stamp, and a replica reported
+// with an older one is corrupt and no longer counts.
 //
 // After the NameNode starts, a node's block contents are "stale" until it has
 // both heartbeated and sent a block report since registering: excess replicas
@@ -15,7 +18,7 @@
 export class BlockManager {
   /**
    * @param {any} rt the node runtime
-   * @param {(blockId: number) => number} expectedReplication
+   * @param {(blockId: number) => number | null} expectedReplication null while the block's file is being written
    */
   constructor(rt, expectedReplication) {
     this.rt = rt;
@@ -24,7 +27,7 @@ export class BlockManager {
     this.pendingTimeoutMs = Number(rt.config.pendingReplicationTimeoutMs ?? 2000);
     /** @type {Map<string, any>} DatanodeDescriptor by node id */
     this.datanodes = new Map();
-    /** @type {Map<number, { gs: number, locations: Set<string> }>} */
+    /** @type {Map<number, { gs: number, locations: Set<string>, corrupt: Set<string> }>} */
     this.blocksMap = new Map();
     /** @type {Map<number, { targets: string[], at: number }>} */
     this.pending = new Map();
@@ -99,8 +102,13 @@ export class BlockManager {
     const reported = new Set();
     for (const r of blocks) {
       const b = this.blocksMap.get(r.id);
-      if (!b || r.gs < b.gs) continue;
+      if (!b) continue;
+      if (r.gs < b.gs) {
+        b.corrupt.add(id);
+        continue;
+      }
       b.locations.add(id);
+      b.corrupt.delete(id);
       reported.add(r.id);
     }
     for (const [blockId, b] of this.blocksMap) if (!reported.has(blockId)) b.locations.delete(id);
@@ -114,8 +122,15 @@ export class BlockManager {
   blockReceived(id, blockId, gs) {
     const dn = this.datanodes.get(id);
     const b = this.blocksMap.get(blockId);
-    if (!dn || !dn.alive || !b || gs < b.gs) return;
+    if (!dn || !dn.alive || !b) return;
+    if (gs < b.gs) {
+      b.locations.delete(id);
+      b.corrupt.add(id);
+      this.rt.log.warn('corrupt replica', { block: blockId, dn: id, gs, blockGs: b.gs });
+      return;
+    }
     b.locations.add(id);
+    b.corrupt.delete(id);
     const p = this.pending.get(blockId);
     if (p) {
       p.targets = p.targets.filter((t) => t !== id);
@@ -124,7 +139,14 @@ export class BlockManager {
   }
 
   addBlock(blockId, gs) {
-    this.blocksMap.set(blockId, { gs, locations: new Set() });
+    this.blocksMap.set(blockId, { gs, locations: new Set(), corrupt: new Set() });
+  }
+
+  /** A recovered pipeline: the block's new generation stamp and the DataNodes that moved their replicas to it. */
+  updatePipeline(blockId, gs, nodes) {
+    const b = this.blocksMap.get(blockId);
+    b.gs = gs;
+    b.locations = new Set(nodes.filter((d) => this.datanodes.get(d)?.alive));
   }
 
   /** Up to n live targets for a new block or replica, avoiding `exclude`. */
@@ -145,6 +167,7 @@ export class BlockManager {
     this.postponed.clear();
     for (const [blockId, b] of this.blocksMap) {
       const expected = this.expectedReplication(blockId);
+      if (expected === null) continue;
       const live = [...b.locations].filter((d) => this.datanodes.get(d)?.alive).sort();
       if (live.length === 0) continue;
       const inFlight = this.pending.get(blockId)?.targets.length ?? 0;
@@ -181,7 +204,7 @@ export class BlockManager {
         blockReports: d.blockReportCount,
         heartbeated: d.heartbeatedSinceRegistration,
       })),
-      blocks: Object.fromEntries([...this.blocksMap].map(([id, b]) => [id, { gs: b.gs, locations: [...b.locations].sort() }])),
+      blocks: Object.fromEntries([...this.blocksMap].map(([id, b]) => [id, { gs: b.gs, locations: [...b.locations].sort(), corrupt: [...b.corrupt].sort() }])),
       pendingReplications: this.pending.size,
       postponedMisreplicated: this.postponed.size,
     };

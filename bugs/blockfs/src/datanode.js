@@ -5,7 +5,9 @@
 // sends a full block report, and again every blockReportIntervalMs. Received and
 // deleted replicas are reported one by one. Clients write a block through a
 // pipeline of DataNodes: each stores the replica, forwards it downstream and
-// acknowledges once the rest of the pipeline has.
+// acknowledges once the rest of the pipeline has. When a write's pipeline fails,
+// the client recovers it the same way: each DataNode left in the pipeline moves
+// its replica to the block's new generation stamp (recoverClose).
 
 import { IpcClient, responder } from './ipc.js';
 
@@ -53,6 +55,23 @@ export class DataNode {
     this.persist();
     this.ipc.call(NN, 'BlockReceived', { block: id, gs }, 1000, () => {});
     return true;
+  }
+
+  /**
+   * A replica the client's block (id, generation stamp) refers to can move to newGs;
+   * one that already has a newer generation stamp belongs to a later recovery.
+   */
+  recoverCheck(block, newGs) {
+    const r = this.replicas[block.id];
+    if (!r || r.gs < block.gs || r.gs > newGs) return null;
+    return r;
+  }
+
+  bumpReplicaGs(id, r, newGs) {
+    r.gs = newGs;
+    this.persist();
+    this.rt.log.info('replica recovered', { block: id, gs: newGs });
+    this.ipc.call(NN, 'BlockReceived', { block: id, gs: newGs }, 1000, () => {});
   }
 
   // ---- BPServiceActor ------------------------------------------------------
@@ -126,6 +145,19 @@ export class DataNode {
         if (pipeline.length === 0) return reply({ ok: true, acks: [this.rt.id] });
         const [next, ...rest] = pipeline;
         return this.ipc.call(next, 'WriteBlock', { block, data, pipeline: rest }, 6000, (down) => {
+          reply({ ok: true, acks: [this.rt.id, ...(down.ok ? down.acks : [])] });
+        });
+      }
+      case 'RecoverBlock': {
+        const { block } = b;
+        const newGs = Number(b.newGs);
+        const r = this.recoverCheck(block, newGs);
+        if (!r) return reply({ ok: false, error: 'replica not recoverable', gs: this.replicas[block.id]?.gs ?? null });
+        this.bumpReplicaGs(block.id, r, newGs);
+        const pipeline = /** @type {string[]} */ (b.pipeline ?? []);
+        if (pipeline.length === 0) return reply({ ok: true, acks: [this.rt.id] });
+        const [next, ...rest] = pipeline;
+        return this.ipc.call(next, 'RecoverBlock', { block, newGs, pipeline: rest }, 6000, (down) => {
           reply({ ok: true, acks: [this.rt.id, ...(down.ok ? down.acks : [])] });
         });
       }

@@ -2,8 +2,9 @@
 // namespace (files, their replication factor and their blocks) is persisted in
 // an fsimage on the NameNode's disk on every change; where the blocks are is
 // learnt from the DataNodes (see blockmanager.js). Client RPCs create files,
-// allocate blocks with a pipeline of targets, complete files, return block
-// locations and change a file's replication.
+// allocate blocks with a pipeline of targets, recover a failed pipeline (a new
+// generation stamp for the block, then the DataNodes that have it), complete
+// files, return block locations and change a file's replication.
 
 import { BlockManager } from './blockmanager.js';
 import { IpcClient, responder } from './ipc.js';
@@ -21,7 +22,11 @@ export class NameNode {
     this.ns = { files: {}, nextBlockId: 1000, genStamp: 1 };
     /** @type {Map<number, string>} block id -> file */
     this.blockFile = new Map();
-    this.bm = new BlockManager(rt, (id) => this.ns.files[this.blockFile.get(id) ?? '']?.replication ?? this.defaultReplication);
+    this.bm = new BlockManager(rt, (id) => {
+      const f = this.ns.files[this.blockFile.get(id) ?? ''];
+      if (f && !f.complete) return null;
+      return f?.replication ?? this.defaultReplication;
+    });
   }
 
   start() {
@@ -76,6 +81,10 @@ export class NameNode {
       }
       case 'AddBlock':
         return reply(this.addBlock(String(b.path), Number(b.index ?? -1)));
+      case 'UpdateBlockForPipeline':
+        return reply(this.updateBlockForPipeline(String(b.path), Number(b.index ?? -1)));
+      case 'UpdatePipeline':
+        return reply(this.updatePipeline(String(b.path), Number(b.index ?? -1), Number(b.gs), (b.nodes ?? []).map(String)));
       case 'Complete':
         return reply(this.complete(String(b.path)));
       case 'GetBlockLocations': {
@@ -114,6 +123,29 @@ export class NameNode {
     this.bm.addBlock(block.id, block.gs);
     this.rt.log.info('block allocated', { path, block: block.id, targets });
     return { ok: true, block, targets };
+  }
+
+  /** A new generation stamp for block number `index`, which the client's pipeline recovery moves the surviving replicas to. */
+  updateBlockForPipeline(path, index) {
+    const f = this.ns.files[path];
+    if (!f) return { ok: false, error: 'file not found' };
+    if (f.complete || !f.blocks[index]) return { ok: false, error: 'no block under construction' };
+    this.ns.genStamp++;
+    this.saveNamespace();
+    return { ok: true, gs: this.ns.genStamp };
+  }
+
+  /** Commits a recovered pipeline: the block takes the new generation stamp, located on `nodes`. */
+  updatePipeline(path, index, gs, nodes) {
+    const f = this.ns.files[path];
+    const block = f?.blocks[index];
+    if (!block || f.complete) return { ok: false, error: 'no block under construction' };
+    if (!(gs > block.gs && gs <= this.ns.genStamp)) return { ok: false, error: 'bad generation stamp' };
+    block.gs = gs;
+    this.saveNamespace();
+    this.bm.updatePipeline(block.id, gs, nodes);
+    this.rt.log.info('pipeline updated', { path, block: block.id, gs, nodes });
+    return { ok: true };
   }
 
   complete(path) {

@@ -50,18 +50,48 @@ export class DfsClient {
     // A retried Create whose first attempt went through finds its own file.
     if (!created.ok && created.error !== 'file exists') return { ok: false, step: 'create', reply: created };
     for (const [index, data] of chunks.entries()) {
-      let written = null;
-      for (let attempt = 0; attempt < 5 && !written; attempt++) {
-        const alloc = await this.nn('AddBlock', { path, index });
-        if (!alloc.ok) return { ok: false, step: 'addBlock', reply: alloc };
-        const [first, ...pipeline] = alloc.targets;
-        const w = await this.send(first, 'WriteBlock', { block: alloc.block, data, pipeline }, 8000);
-        if (w.ok) written = w;
-      }
-      if (!written) return { ok: false, step: 'writeBlock' };
+      const w = await this.writeBlock(path, index, data);
+      if (!w.ok) return w;
     }
+    return this.complete(path);
+  }
+
+  async complete(path) {
     const done = await this.nn('Complete', { path });
     return done.ok ? { ok: true } : { ok: false, step: 'complete', reply: done };
+  }
+
+  /**
+   * Writes block number `index` of `path` through a pipeline (`alloc`, or a fresh AddBlock) and, when
+   * not every DataNode acknowledges, recovers the pipeline as DFSOutputStream does.
+   */
+  async writeBlock(path, index, data, alloc = null) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const a = attempt === 0 && alloc ? alloc : await this.nn('AddBlock', { path, index });
+      if (!a.ok) return { ok: false, step: 'addBlock', reply: a };
+      const [first, ...pipeline] = a.targets;
+      const w = await this.send(first, 'WriteBlock', { block: a.block, data, pipeline }, 8000);
+      if (w.ok && w.acks.length === a.targets.length) return { ok: true, block: a.block, nodes: w.acks };
+      // Nothing was sent: ask for another pipeline.
+      if (w.error === 'down') continue;
+      // Keep the DataNodes that acknowledged; with no acknowledgement at all, the first one is the bad one.
+      return this.recoverPipeline(path, index, a.block, w.ok ? w.acks : a.targets.slice(1));
+    }
+    return { ok: false, step: 'writeBlock' };
+  }
+
+  /** Pipeline recovery: the surviving DataNodes together, then, if that stalls, each one alone. */
+  async recoverPipeline(path, index, block, nodes) {
+    const pipelines = nodes.length > 1 ? [nodes, ...nodes.map((n) => [n])] : [nodes];
+    for (const [first, ...rest] of pipelines.filter((p) => p.length > 0)) {
+      const stamp = await this.nn('UpdateBlockForPipeline', { path, index });
+      if (!stamp.ok) return { ok: false, step: 'updateBlockForPipeline', reply: stamp };
+      const r = await this.send(first, 'RecoverBlock', { block, newGs: stamp.gs, pipeline: rest }, 2000);
+      if (!r.ok) continue;
+      const u = await this.nn('UpdatePipeline', { path, index, gs: stamp.gs, nodes: r.acks });
+      if (u.ok) return { ok: true, block: { id: block.id, gs: stamp.gs }, nodes: r.acks };
+    }
+    return { ok: false, step: 'recoverPipeline' };
   }
 
   /** Reads every block of `path` from the first location that has it. */
@@ -104,22 +134,24 @@ export async function waitForDatanodes(t, dfs, n = 4, timeoutMs = 30000) {
 
 /**
  * Compares the NameNode's block map with the replicas the running DataNodes hold.
- * Returns per block: the expected replication, the NameNode's live locations, and the real holders.
+ * Returns per block: the expected replication, the NameNode's live locations, and the real
+ * holders of a replica with the block's generation stamp.
  */
 export async function census(t) {
   const nn = await t.state('nn').catch(() => null);
   const running = new Set(t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
-  const holders = {};
+  const replicas = {};
   for (const dn of DATANODES.filter((d) => running.has(d))) {
     const s = await t.state(dn).catch(() => null);
-    for (const id of Object.keys(s?.replicas ?? {})) (holders[id] ??= []).push(dn);
+    for (const [id, gs] of Object.entries(s?.replicas ?? {})) (replicas[id] ??= []).push({ dn, gs });
   }
   const alive = new Set((nn?.datanodes ?? []).filter((d) => d.alive).map((d) => d.id));
   const blocks = [];
   for (const [path, f] of Object.entries(nn?.namespace?.files ?? {})) {
     for (const b of f.blocks) {
       const known = (nn.blocks[b.id]?.locations ?? []).filter((d) => alive.has(d));
-      blocks.push({ path, id: b.id, replication: f.replication, namenode: known, actual: (holders[b.id] ?? []).sort() });
+      const actual = (replicas[b.id] ?? []).filter((r) => r.gs === b.gs).map((r) => r.dn);
+      blocks.push({ path, id: b.id, gs: b.gs, replication: f.replication, namenode: known, actual: actual.sort() });
     }
   }
   return blocks;
