@@ -105,7 +105,7 @@ describe('docker cluster', function () {
       const infos = cluster.nodes();
       assert.deepEqual(infos.map((n) => [n.id, n.status]), [['n1', 'running'], ['n2', 'running'], ['n3', 'running']]);
       for (const info of infos) {
-        assert.equal(info.container, `ddbench-${cluster.runId}-${info.id}`);
+        assert.equal(info.container, `ddbench-${cluster.runId}-${info.id}-0`);
         assert.ok(info.statePort !== undefined && info.inspectPort !== undefined);
         const inspected = await docker.getContainer(info.container).inspect();
         assert.equal(inspected.Config.Labels[LABEL.run], cluster.runId);
@@ -223,10 +223,14 @@ describe('docker cluster', function () {
       const after = cluster.nodes().find((n) => n.id === 'n2');
       assert.equal(after?.status, 'stopped');
       assert.equal(after?.container, undefined);
-      await assert.rejects(docker.getContainer(before?.container ?? '').inspect(), /no such container/i);
+      // The kill ends with the node's exit; the engine then removes the container by itself.
+      const old = docker.getContainer(before?.container ?? '');
+      await old.wait({ condition: 'removed' }).catch((err: unknown) => assert.match(String(err), /no such container/i));
+      await assert.rejects(old.inspect(), /no such container/i);
       await cluster.restart('n2');
       const restarted = cluster.nodes().find((n) => n.id === 'n2');
       assert.equal(restarted?.status, 'running');
+      assert.equal(restarted?.container, `ddbench-${cluster.runId}-n2-1`);
       assert.equal(field(await client.request('n2', 'get', { key: 'synced' }, REPLY_MS), 'value'), 'A');
       assert.equal(field(await client.request('n2', 'get', { key: 'unsynced' }, REPLY_MS), 'value'), null);
       const procs = cluster.events().filter((e) => e.node === 'n2' && e.kind === 'proc');
@@ -343,7 +347,7 @@ describe('docker cluster', function () {
       const report = await reapDockerLeftovers(docker);
       assert.ok(report.networks.includes(`ddbench-${runId}`));
       // n1 may already have gone by itself (its router vanished); paused n2 cannot, so the reaper must take it.
-      assert.ok(report.containers.includes(`ddbench-${runId}-n2`));
+      assert.ok(report.containers.includes(`ddbench-${runId}-n2-0`));
       assert.deepEqual(await runObjects(docker, runId), { containers: [], networks: [] });
     });
   });

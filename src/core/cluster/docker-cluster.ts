@@ -54,6 +54,8 @@ export class DockerCluster extends LiveCluster<ContainerNode> implements Network
   private hostPath?: string;
   /** Nodes currently taken off the network. */
   private readonly disconnected = new Set<string>();
+  /** Every container's removal, which stop() waits for before it removes the network. */
+  private readonly removals: Promise<void>[] = [];
 
   constructor(private readonly dockerOpts: DockerClusterOptions) {
     super(dockerOpts);
@@ -90,12 +92,12 @@ export class DockerCluster extends LiveCluster<ContainerNode> implements Network
     return this.network.gateway;
   }
 
-  protected async launch(slot: NodeSlot<ContainerNode>, env: Record<string, string>): Promise<ContainerNode> {
+  protected async launch(slot: NodeSlot<ContainerNode>, env: Record<string, string>, incarnation: number): Promise<ContainerNode> {
     const { docker, network, image, hostPath } = this;
     if (docker === undefined || network === undefined || image === undefined || hostPath === undefined) throw new Error(`cannot start node ${slot.id}: the cluster is not prepared`);
     const box = await startNodeContainer({
       docker,
-      name: `ddbench-${this.runId}-${slot.id}`,
+      name: `ddbench-${this.runId}-${slot.id}-${incarnation}`,
       node: slot.id,
       image: image.ref,
       network: network.name,
@@ -109,6 +111,7 @@ export class DockerCluster extends LiveCluster<ContainerNode> implements Network
       now: () => this.now(),
       onEvent: (e) => this.onNodeEvent(slot, e),
     });
+    this.removals.push(box.removed);
     this.disconnected.delete(slot.id);
     return {
       box,
@@ -141,6 +144,8 @@ export class DockerCluster extends LiveCluster<ContainerNode> implements Network
   }
 
   protected async cleanUp(): Promise<void> {
+    // Every node is gone by now and its container removing itself; a network with containers still on it cannot go.
+    await Promise.all(this.removals);
     if (this.docker !== undefined) await removeRun(this.docker, this.runId);
   }
 

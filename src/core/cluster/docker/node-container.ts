@@ -46,7 +46,10 @@ export interface NodeContainer {
   pid?: number;
   statePort: number;
   inspectPort?: number;
+  /** Resolves once the node's process ended and its output was read; the container may still be being removed. */
   closed: Promise<NodeExit>;
+  /** Resolves once the engine removed the container (or could not say: waiting failed). */
+  removed: Promise<void>;
 }
 
 const SIGNALS = new Map(Object.entries(os.constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
@@ -127,8 +130,13 @@ export async function startNodeContainer(spec: NodeContainerSpec): Promise<NodeC
       stream.once('error', end);
     });
     const stderrTail = collectNodeOutput(stdout, stderr, { node: spec.node, now: spec.now, onEvent: spec.onEvent });
-    // Asked before the start, so the end cannot slip by; 'removed' also means the name is free again.
-    const waited: Promise<{ StatusCode: number }> = container.wait({ condition: 'removed' });
+    // Asked before the start, so the end cannot slip by. The exit, not the removal, ends the node: a restart
+    // starts the next incarnation (a container of its own name) while the engine still removes this one.
+    const waited: Promise<{ StatusCode: number }> = container.wait({ condition: 'next-exit' });
+    const removed = (container.wait({ condition: 'removed' }) as Promise<unknown>).then(
+      () => undefined,
+      () => undefined,
+    );
     const closed = Promise.all([waited, outputDone]).then(
       ([result]) => exitOf(result.StatusCode, stderrTail),
       (err: unknown) => {
@@ -148,6 +156,7 @@ export async function startNodeContainer(spec: NodeContainerSpec): Promise<NodeC
       statePort: hostPortOf(info, STATE_PORT),
       ...(spec.inspect && { inspectPort: hostPortOf(info, INSPECT_PORT) }),
       closed,
+      removed,
     };
   } catch (err) {
     // A node that ended at once took its container with it: say why it ended, as the process backend does.
