@@ -57,8 +57,12 @@ class PageHost implements TimelineHost {
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/** A table-driven base64 decoder: atob plus a per-character copy is several times slower on tens of MB. */
+/** The browser's own decoder (Chromium 140, Firefox 133, Safari 18.2), native speed; undefined in older browsers. */
+const nativeFromBase64 = (Uint8Array as unknown as { fromBase64?: (text: string) => Uint8Array<ArrayBuffer> }).fromBase64;
+
+/** A table-driven base64 decoder for browsers without Uint8Array.fromBase64: atob plus a per-character copy is several times slower on tens of MB. */
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  if (nativeFromBase64 !== undefined) return nativeFromBase64(text);
   const value = new Uint8Array(128);
   for (let k = 0; k < BASE64.length; k++) value[BASE64.charCodeAt(k)] = k;
   const clean = text.replace(/[^A-Za-z0-9+/]/g, '');

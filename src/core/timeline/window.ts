@@ -72,7 +72,7 @@ export function aggregateWindow(views: readonly RunView[], rows: number, from: n
   const bucketWidth = (to - from) / width;
   for (const view of views) out.total += fillBuckets(view, out, from, to, width, bucketWidth);
   if (overview) return out;
-  out.arrows = windowArrows(views, from, to);
+  out.arrows = windowArrows(views, from, to, width / (to - from));
   out.spans = windowSpans(views, from, to, width, bucketWidth);
   out.labels = windowLabels(views, out, rows, width);
   return out;
@@ -113,12 +113,14 @@ interface ArrowOut {
   end: number[];
 }
 
-function windowArrows(views: readonly RunView[], from: number, to: number): Bulk['arrows'] {
+function windowArrows(views: readonly RunView[], from: number, to: number, pxPerUnit: number): Bulk['arrows'] {
   const acc: ArrowOut = { row0: [], row1: [], x0: [], x1: [], flags: [], send: [], end: [] };
   let total = 0;
+  // Flagged arrows are never sampled away, but those that would be drawn on the same pixels are one mark.
+  const drawn = new Set<string>();
   for (const view of views) {
     const [flo, fhi] = overlapping(view.flaggedArrows, from, to);
-    total += collectArrows(view, view.flaggedArrows, flo, fhi, 1, from, acc);
+    total += collectArrows(view, view.flaggedArrows, flo, fhi, 1, from, acc, { drawn, from, pxPerUnit });
   }
   for (const view of views) {
     const [lo, hi] = overlapping(view.plainArrows, from, to);
@@ -140,10 +142,22 @@ function windowArrows(views: readonly RunView[], from: number, to: number): Bulk
   };
 }
 
-/** Arrows at positions lo, lo + stride, … whose ends are on shown rows and whose send passes the filter; returns how many. */
-function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, stride: number, from: number, acc: ArrowOut): number {
+/** Keys of the (rows, flags, end pixels) already holding an arrow, for merging arrows that coincide on screen. */
+interface PixelDedup {
+  drawn: Set<string>;
+  from: number;
+  pxPerUnit: number;
+}
+
+/**
+ * Arrows at positions lo, lo + stride, … whose ends are on shown rows and whose send
+ * passes the filter; returns how many passed (with `dedup`, also those merged into
+ * an arrow on the same pixels, which are not added again).
+ */
+function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, stride: number, from: number, acc: ArrowOut, dedup?: PixelDedup): number {
   const { arrows, store, rowOfNode, mask } = view;
   const before = acc.send.length;
+  let merged = 0;
   for (let k = lo; k < hi; k += stride) {
     if (iv.x1[k] < from) continue;
     const a = iv.order[k];
@@ -151,6 +165,16 @@ function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, str
     const r0 = rowOfNode[store.node[s]];
     const r1 = rowOfNode[arrows.toNode[a]];
     if (r0 < 0 || r1 < 0 || (mask !== undefined && mask[s] === 0)) continue;
+    if (dedup !== undefined) {
+      const b0 = Math.floor((view.axis.x[s] - dedup.from) * dedup.pxPerUnit);
+      const b1 = Math.floor((view.axis.x[arrows.end[a]] - dedup.from) * dedup.pxPerUnit);
+      const key = `${r0} ${r1} ${arrows.flags[a]} ${b0} ${b1}`;
+      if (dedup.drawn.has(key)) {
+        merged++;
+        continue;
+      }
+      dedup.drawn.add(key);
+    }
     acc.row0.push(r0);
     acc.row1.push(r1);
     acc.x0.push(view.axis.x[s]);
@@ -159,7 +183,7 @@ function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, str
     acc.send.push(s);
     acc.end.push(arrows.end[a]);
   }
-  return acc.send.length - before;
+  return acc.send.length - before + merged;
 }
 
 function windowSpans(views: readonly RunView[], from: number, to: number, width: number, bucketWidth: number): Bulk['spans'] {
