@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Event } from '../../src/core/events/event';
 import { ARROW, type Filter, type HostReply, type HostRequest, type Replies } from '../../src/core/timeline/protocol';
+import { kindCode } from '../../src/core/events/store';
 import { packStore, unpackStore } from '../../src/core/timeline/embed';
 import { RequestError, TimelineModel } from '../../src/core/timeline/model';
 import { LiveRun } from '../../src/core/timeline/live';
@@ -202,9 +203,21 @@ describe('timeline model', () => {
     assert.ok(zoomed.labels.text.length > 0, 'sparse rows get labels');
   });
 
-  it('packs a store for the HTML page and unpacks the very same events', () => {
+  it('packs a store for the HTML page and unpacks the very same events, faults and checks before the texts come', () => {
     const { store } = runOf(faultyRun());
-    const copy = unpackStore(packStore(store));
+    const packed = packStore(store);
+    const { store: copy, loadText } = unpackStore(packed.columns);
+    const early = new Set([kindCode('fault'), kindCode('check')]);
+    for (let i = 0; i < store.size; i++) {
+      if (early.has(store.kind[i])) assert.deepEqual(copy.event(i), store.event(i));
+      else assert.throws(() => copy.event(i), /still loading/);
+    }
+    assert.ok(store.kind.some((k) => early.has(k)) && store.kind.some((k) => !early.has(k)), 'the run has events of both sorts');
+    const meta = (s: typeof store) => new TimelineModel([{ store: s, label: 'run', inputs: [] }], { title: 't' }).meta().runs[0];
+    const before = meta(copy);
+    assert.ok(before.faultBands > 0, 'the fixture has fault periods');
+    assert.deepEqual(before, meta(store), 'the model builds the same from the columns and the early texts');
+    loadText(packed.text);
     assert.equal(copy.size, store.size);
     for (let i = 0; i < store.size; i++) {
       assert.deepEqual(copy.event(i), store.event(i));
