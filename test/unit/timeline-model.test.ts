@@ -5,7 +5,10 @@ import { kindCode } from '../../src/core/events/store';
 import { packStore, unpackStore } from '../../src/core/timeline/embed';
 import { RequestError, TimelineModel } from '../../src/core/timeline/model';
 import { LiveRun } from '../../src/core/timeline/live';
-import { MAX_ARROWS } from '../../src/core/timeline/window';
+import { aggregateWindow, eventRanks, laneTrees, MAX_ARROWS } from '../../src/core/timeline/window';
+import { causalAxis, timeAxis } from '../../src/core/timeline/axis';
+import { intervals } from '../../src/core/timeline/intervals';
+import { messageArrows, spans, violations } from '../../src/core/timeline/overlays';
 import { busyRun, faultyRun, runOf } from './timeline-fixtures';
 
 const ALL: Filter = { hiddenLanes: [] };
@@ -250,5 +253,37 @@ describe('timeline live run', () => {
     assert.deepEqual(seen, [9], 'one rebuild for a burst of events');
     live.dispose();
     assert.equal(listeners.size, 0);
+  });
+});
+
+describe('timeline window from the lane trees', () => {
+  it('gives the same buckets as scanning every event, on both axes', () => {
+    const { store } = runOf([...busyRun(3000, 5), ...faultyRun()]);
+    const rank = eventRanks(store, violations(store).map((v) => v.index));
+    const none = intervals(new Float64Array(0), new Float64Array(0));
+    for (const axis of [timeAxis(store), causalAxis(store)]) {
+      const base = {
+        run: 0,
+        store,
+        axis,
+        rank,
+        arrows: messageArrows(store),
+        plainArrows: none,
+        flaggedArrows: none,
+        spans: spans(store),
+        spanIntervals: none,
+        rowOfNode: Int32Array.from(store.nodes, (_, n) => (n === 1 ? -1 : n)),
+      };
+      const trees = laneTrees(store, axis, rank);
+      const [lo, hi] = axis.extent;
+      for (const [from, to, width] of [[lo, hi, 37], [lo + (hi - lo) * 0.3, lo + (hi - lo) * 0.6, 11], [lo, hi, 1]]) {
+        const viaTrees = aggregateWindow([{ ...base, mask: undefined, lanes: () => trees }], store.nodes.length, from, to, width, true);
+        // A mask that keeps everything takes the scan.
+        const viaScan = aggregateWindow([{ ...base, mask: new Uint8Array(store.size).fill(1), lanes: () => assert.fail('the scan needs no trees') }], store.nodes.length, from, to, width, true);
+        assert.ok(viaScan.total > 16 * width, 'enough events per pixel for the trees');
+        for (const key of ['count', 'maxLevel', 'kinds', 'top', 'alarm'] as const) assert.deepEqual(viaTrees[key], viaScan[key], `${axis.name} ${key}`);
+        assert.equal(viaTrees.total, viaScan.total);
+      }
+    }
   });
 });
