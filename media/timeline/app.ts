@@ -715,7 +715,8 @@ export class TimelineApp {
     this.save();
     if (this.diagnosticsDue) {
       this.diagnosticsDue = false;
-      setTimeout(() => void this.loadDiagnostics(), 0);
+      // When the browser is idle: in the HTML export deriving happens-before runs on this thread and would hold up the first frame's display.
+      requestIdleCallback(() => void this.loadDiagnostics(), { timeout: 2000 });
     }
     return stats;
   }

@@ -392,10 +392,14 @@ export class Renderer {
     }
     ctx.stroke();
     ctx.setLineDash([]);
-    for (let k = 0; k < xs.length; k += 5) {
-      const [x0, y0, x1, y1, flags] = [xs[k], xs[k + 1], xs[k + 2], xs[k + 3], xs[k + 4]];
-      if (flags & ARROW.dropped) cross(ctx, x1, y1, 4);
-      else if (heads) arrowhead(ctx, x0, y0, x1, y1);
+    // All crosses in one path and all heads in another: a stroke or fill per mark costs more than the rest of the frame.
+    ctx.beginPath();
+    for (let k = 0; k < xs.length; k += 5) if (xs[k + 4] & ARROW.dropped) cross(ctx, xs[k + 2], xs[k + 3], 4);
+    ctx.stroke();
+    if (heads) {
+      ctx.beginPath();
+      for (let k = 0; k < xs.length; k += 5) if (!(xs[k + 4] & ARROW.dropped)) arrowhead(ctx, xs[k], xs[k + 1], xs[k + 2], xs[k + 3]);
+      ctx.fill();
     }
     ctx.globalAlpha = 1;
   }
@@ -542,22 +546,20 @@ function diamond(ctx: CanvasRenderingContext2D, x: number, y: number, r: number)
   ctx.fill();
 }
 
+/** Adds a cross to the current path (the caller strokes). */
 function cross(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): void {
-  ctx.beginPath();
   ctx.moveTo(x - r, y - r);
   ctx.lineTo(x + r, y + r);
   ctx.moveTo(x + r, y - r);
   ctx.lineTo(x - r, y + r);
-  ctx.stroke();
 }
 
+/** Adds an arrowhead to the current path (the caller fills). */
 function arrowhead(ctx: CanvasRenderingContext2D, x0: number, y0: number, x1: number, y1: number): void {
   const angle = Math.atan2(y1 - y0, x1 - x0);
   const size = 6;
-  ctx.beginPath();
   ctx.moveTo(x1, y1);
   ctx.lineTo(x1 - size * Math.cos(angle - 0.4), y1 - size * Math.sin(angle - 0.4));
   ctx.lineTo(x1 - size * Math.cos(angle + 0.4), y1 - size * Math.sin(angle + 0.4));
   ctx.closePath();
-  ctx.fill();
 }

@@ -1,10 +1,14 @@
 import * as assert from 'node:assert/strict';
 import type { Event } from '../../src/core/events/event';
 import { ARROW, type Filter, type HostReply, type HostRequest, type Replies } from '../../src/core/timeline/protocol';
+import { kindCode } from '../../src/core/events/store';
 import { packStore, unpackStore } from '../../src/core/timeline/embed';
 import { RequestError, TimelineModel } from '../../src/core/timeline/model';
 import { LiveRun } from '../../src/core/timeline/live';
-import { MAX_ARROWS } from '../../src/core/timeline/window';
+import { aggregateWindow, eventRanks, laneTrees, MAX_ARROWS } from '../../src/core/timeline/window';
+import { causalAxis, timeAxis } from '../../src/core/timeline/axis';
+import { intervals } from '../../src/core/timeline/intervals';
+import { messageArrows, spans, violations } from '../../src/core/timeline/overlays';
 import { busyRun, faultyRun, runOf } from './timeline-fixtures';
 
 const ALL: Filter = { hiddenLanes: [] };
@@ -202,9 +206,21 @@ describe('timeline model', () => {
     assert.ok(zoomed.labels.text.length > 0, 'sparse rows get labels');
   });
 
-  it('packs a store for the HTML page and unpacks the very same events', () => {
+  it('packs a store for the HTML page and unpacks the very same events, faults and checks before the texts come', () => {
     const { store } = runOf(faultyRun());
-    const copy = unpackStore(packStore(store));
+    const packed = packStore(store);
+    const { store: copy, loadText } = unpackStore(packed.columns);
+    const early = new Set([kindCode('fault'), kindCode('check')]);
+    for (let i = 0; i < store.size; i++) {
+      if (early.has(store.kind[i])) assert.deepEqual(copy.event(i), store.event(i));
+      else assert.throws(() => copy.event(i), /still loading/);
+    }
+    assert.ok(store.kind.some((k) => early.has(k)) && store.kind.some((k) => !early.has(k)), 'the run has events of both sorts');
+    const meta = (s: typeof store) => new TimelineModel([{ store: s, label: 'run', inputs: [] }], { title: 't' }).meta().runs[0];
+    const before = meta(copy);
+    assert.ok(before.faultBands > 0, 'the fixture has fault periods');
+    assert.deepEqual(before, meta(store), 'the model builds the same from the columns and the early texts');
+    loadText(packed.text);
     assert.equal(copy.size, store.size);
     for (let i = 0; i < store.size; i++) {
       assert.deepEqual(copy.event(i), store.event(i));
@@ -237,5 +253,37 @@ describe('timeline live run', () => {
     assert.deepEqual(seen, [9], 'one rebuild for a burst of events');
     live.dispose();
     assert.equal(listeners.size, 0);
+  });
+});
+
+describe('timeline window from the lane trees', () => {
+  it('gives the same buckets as scanning every event, on both axes', () => {
+    const { store } = runOf([...busyRun(3000, 5), ...faultyRun()]);
+    const rank = eventRanks(store, violations(store).map((v) => v.index));
+    const none = intervals(new Float64Array(0), new Float64Array(0));
+    for (const axis of [timeAxis(store), causalAxis(store)]) {
+      const base = {
+        run: 0,
+        store,
+        axis,
+        rank,
+        arrows: messageArrows(store),
+        plainArrows: none,
+        flaggedArrows: none,
+        spans: spans(store),
+        spanIntervals: none,
+        rowOfNode: Int32Array.from(store.nodes, (_, n) => (n === 1 ? -1 : n)),
+      };
+      const trees = laneTrees(store, axis, rank);
+      const [lo, hi] = axis.extent;
+      for (const [from, to, width] of [[lo, hi, 37], [lo + (hi - lo) * 0.3, lo + (hi - lo) * 0.6, 11], [lo, hi, 1]]) {
+        const viaTrees = aggregateWindow([{ ...base, mask: undefined, lanes: () => trees }], store.nodes.length, from, to, width, true);
+        // A mask that keeps everything takes the scan.
+        const viaScan = aggregateWindow([{ ...base, mask: new Uint8Array(store.size).fill(1), lanes: () => assert.fail('the scan needs no trees') }], store.nodes.length, from, to, width, true);
+        assert.ok(viaScan.total > 16 * width, 'enough events per pixel for the trees');
+        for (const key of ['count', 'maxLevel', 'kinds', 'top', 'alarm'] as const) assert.deepEqual(viaTrees[key], viaScan[key], `${axis.name} ${key}`);
+        assert.equal(viaTrees.total, viaScan.total);
+      }
+    }
   });
 });

@@ -1,15 +1,17 @@
 /**
- * An event store as one binary blob, for the self-contained HTML export: a JSON
- * header (string tables, sources, where each column is), the typed columns as they
- * are, and every event's JSON text as UTF-8. The page rebuilds the very same
- * EventStore from it (no parsing per event), and the timeline model runs in the page.
- * Browser-safe: no Node import (compression is the caller's).
+ * An event store as two binary blobs, for the self-contained HTML export. The first
+ * holds a JSON header (string tables, sources, where each column is, the JSON text
+ * of the few events the model reads while it is built: faults and checks) and the
+ * typed columns as they are; the second every event's JSON text as UTF-8, most of
+ * the bytes, which only details and text search need. The page rebuilds the very
+ * same EventStore from the first (no parsing per event) and draws, and takes the
+ * second in later. Browser-safe: no Node import (compression is the caller's).
  */
 import { TextArena } from '../events/arena';
-import { EventStore, type StoreColumns } from '../events/store';
+import { EventStore, kindCode, type StoreColumns } from '../events/store';
 
 const MAGIC = 'ddbench-store';
-const VERSION = 1;
+const VERSION = 2;
 
 type Typed = Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
 const CONSTRUCTORS = { f64: Float64Array, u32: Uint32Array, i32: Int32Array, u16: Uint16Array, u8: Uint8Array } as const;
@@ -20,7 +22,12 @@ interface Header {
   v: number;
   columns: { name: string; type: ColumnType; offset: number; length: number }[];
   strings: Pick<StoreColumns, 'nodes' | 'texts' | 'messageIds' | 'traceIds' | 'spanIds' | 'sources' | 'bad' | 'badCount'> & { epochOriginUs: number | null };
+  /** [start in the text blob, JSON text] of the events the model reads while it is built. */
+  early: [number, string][];
 }
+
+/** Kinds whose full event building the timeline model reads (fault periods, failed checks). */
+const EARLY_KINDS = new Set([kindCode('fault'), kindCode('check')]);
 
 function typeOf(column: Typed): ColumnType {
   if (column instanceof Float64Array) return 'f64';
@@ -65,7 +72,12 @@ function columnsOf(store: EventStore): { columns: Record<string, Typed>; text: U
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
-export function packStore(store: EventStore): Uint8Array {
+export interface PackedStore {
+  columns: Uint8Array;
+  text: Uint8Array;
+}
+
+export function packStore(store: EventStore): PackedStore {
   const { columns, text } = columnsOf(store);
   const layout: Header['columns'] = [];
   let offset = 0;
@@ -73,7 +85,8 @@ export function packStore(store: EventStore): Uint8Array {
     layout.push({ name, type: typeOf(column), offset, length: column.length });
     offset = align8(offset + column.byteLength);
   }
-  layout.push({ name: 'text', type: 'u8', offset, length: text.length });
+  const early: Header['early'] = [];
+  for (let i = 0; i < store.size; i++) if (EARLY_KINDS.has(store.kind[i])) early.push([columns.rawStart[i], store.rawText(i)]);
   const header: Header = {
     magic: MAGIC,
     v: VERSION,
@@ -89,33 +102,49 @@ export function packStore(store: EventStore): Uint8Array {
       badCount: store.badCount,
       epochOriginUs: store.epochOriginUs ?? null,
     },
+    early,
   };
   const head = new TextEncoder().encode(JSON.stringify(header));
   const bodyStart = align8(4 + head.length);
-  const out = new Uint8Array(bodyStart + offset + text.length);
+  const out = new Uint8Array(bodyStart + offset);
   new DataView(out.buffer).setUint32(0, head.length, true);
   out.set(head, 4);
   for (const c of layout) {
-    const column = c.name === 'text' ? text : columns[c.name];
+    const column = columns[c.name];
     out.set(new Uint8Array(column.buffer, column.byteOffset, column.byteLength), bodyStart + c.offset);
   }
-  return out;
+  return { columns: out, text };
 }
 
-/** The page's arena: every event's text in one UTF-8 buffer. */
+/** The page's arena: the early events' texts until every event's text (one UTF-8 buffer) is loaded. */
 class BlobArena extends TextArena {
   private readonly decoder = new TextDecoder();
+  private bytes: Uint8Array | undefined;
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(private readonly early: Map<number, string>) {
     super();
   }
 
+  load(bytes: Uint8Array): void {
+    this.bytes = bytes;
+    this.early.clear();
+  }
+
   override text(_buffer: number, start: number, end: number): string {
-    return this.decoder.decode(this.bytes.subarray(start, end));
+    if (this.bytes !== undefined) return this.decoder.decode(this.bytes.subarray(start, end));
+    const text = this.early.get(start);
+    if (text === undefined) throw new Error('the events are still loading');
+    return text;
   }
 }
 
-export function unpackStore(blob: Uint8Array): EventStore {
+export interface UnpackedStore {
+  store: EventStore;
+  /** Gives the store every event's text (the second blob); until then only faults and checks decode in full. */
+  loadText(text: Uint8Array): void;
+}
+
+export function unpackStore(blob: Uint8Array): UnpackedStore {
   const headLength = new DataView(blob.buffer, blob.byteOffset, blob.byteLength).getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(blob.subarray(4, 4 + headLength))) as Header;
   if (header.magic !== MAGIC || header.v !== VERSION) throw new Error(`the embedded data is not a version ${VERSION} event store`);
@@ -129,7 +158,8 @@ export function unpackStore(blob: Uint8Array): EventStore {
   };
   const ts = col('ts', 'f64');
   const { epochOriginUs, ...strings } = header.strings;
-  return new EventStore({
+  const arena = new BlobArena(new Map(header.early));
+  const store = new EventStore({
     ts,
     dur: col('dur', 'f64'),
     node: col('node', 'u32'),
@@ -151,8 +181,9 @@ export function unpackStore(blob: Uint8Array): EventStore {
     rawBuffer: new Uint32Array(ts.length),
     rawStart: col('rawStart', 'u32'),
     rawEnd: col('rawEnd', 'u32'),
-    arena: new BlobArena(col('text', 'u8')),
+    arena,
     ...strings,
     epochOriginUs: epochOriginUs ?? undefined,
   });
+  return { store, loadText: (text) => arena.load(text) };
 }

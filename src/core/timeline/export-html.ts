@@ -6,7 +6,7 @@ import { UserError } from '../errors';
 import { packageRoot } from '../paths';
 import { packStore } from './embed';
 import type { RunSource } from './model';
-import { PAGE_CONFIG_ID, runDataId, timelinePage, type PageConfig } from './page';
+import { PAGE_CONFIG_ID, runDataId, runTextId, timelinePage, type PageConfig } from './page';
 
 /** The page bundle esbuild writes from media/timeline-page/main.ts. */
 function pageBundle(): { script: string; style: string } {
@@ -20,7 +20,7 @@ function pageBundle(): { script: string; style: string } {
 /**
  * Writes one HTML file that shows the runs offline in any current browser: the
  * front-end bundle and style inlined, each run's store packed, gzipped and base64'd
- * into a data block the page decodes itself. Written to a temporary name first, so
+ * into two data blocks (columns, event texts) the page decodes itself. Written to a temporary name first, so
  * `out` is either the old file or the complete new one.
  */
 export function writeTimelineHtml(runs: readonly RunSource[], out: string, title: string): { bytes: number } {
@@ -33,7 +33,13 @@ export function writeTimelineHtml(runs: readonly RunSource[], out: string, title
     style: { inline: bundle.style },
     data: [
       { id: PAGE_CONFIG_ID, type: 'application/json', text: JSON.stringify(config) },
-      ...runs.map((run, r) => ({ id: runDataId(r), type: 'application/octet-stream', text: gzipSync(packStore(run.store)).toString('base64') })),
+      ...runs.flatMap((run, r) => {
+        const packed = packStore(run.store);
+        return [
+          { id: runDataId(r), type: 'application/octet-stream', text: gzipSync(packed.columns).toString('base64') },
+          { id: runTextId(r), type: 'application/octet-stream', text: gzipSync(packed.text).toString('base64') },
+        ];
+      }),
     ],
   });
   fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

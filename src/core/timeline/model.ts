@@ -32,7 +32,7 @@ import {
   type WindowData,
   type WindowRequest,
 } from './protocol';
-import { aggregateWindow, eventRanks, type RunView } from './window';
+import { aggregateWindow, eventRanks, laneTrees, type LaneTree, type RunView } from './window';
 
 export interface RunSource {
   store: EventStore;
@@ -52,6 +52,7 @@ export class RequestError extends Error {}
 
 interface AxisState {
   axis: AxisData;
+  lanes: () => LaneTree[];
   plainArrows: Intervals;
   flaggedArrows: Intervals;
   spanIntervals: Intervals;
@@ -100,8 +101,10 @@ class Run {
         return { ...iv, order: Uint32Array.from(iv.order, (k) => ids[k]) };
       };
       const { index } = this.spans;
+      let trees: LaneTree[] | undefined;
       state = {
         axis,
+        lanes: () => (trees ??= laneTrees(this.store, axis, this.rank)),
         plainArrows: arrowIv((a) => arrows.flags[a] === 0),
         flaggedArrows: arrowIv((a) => arrows.flags[a] !== 0),
         spanIntervals: intervals(

@@ -8,6 +8,8 @@ import { z } from 'zod';
 
 export const PAGE_CONFIG_ID = 'ddbench-config';
 export const runDataId = (run: number): string => `ddbench-run-${run}`;
+/** The block with the run's event texts, decoded after the first frame. */
+export const runTextId = (run: number): string => `ddbench-run-${run}-text`;
 
 /** What the export page says about its runs; the events themselves come in separate blocks. */
 export const PageConfig = z.object({

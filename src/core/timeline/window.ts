@@ -7,7 +7,8 @@
  */
 import { kindCode, KINDS, type EventStore } from '../events/store';
 import type { EventKind } from '../events/event';
-import { axisRange, type Axis } from './axis';
+import { lowerBound } from '../events/columns';
+import { axisRange, upperBound, type Axis } from './axis';
 import { overlapping, type Intervals } from './intervals';
 import type { Arrows, Spans } from './overlays';
 import type { WindowData } from './protocol';
@@ -37,7 +38,64 @@ export interface RunView {
   rowOfNode: Int32Array;
   /** 1 for events that pass the filter; undefined when nothing is filtered. */
   mask: Uint8Array | undefined;
+  /** Per node code, its lane's summary tree on this axis (built on first use, then kept). */
+  lanes: () => LaneTree[];
 }
+
+/**
+ * One lane's events in axis order with a segment tree of their summaries (worst
+ * level, kinds present, most important event), so the summary of any run of them
+ * costs O(log n): a pixel of a window over a million events does not scan them.
+ */
+export interface LaneTree {
+  x: Float64Array;
+  /** Store index of each event, in axis order. */
+  index: Uint32Array;
+  /** Tree nodes 1..size-1 over leaves size..2·size-1; `top` holds a position in `index`, -1 for none. */
+  size: number;
+  level: Uint8Array;
+  kinds: Uint8Array;
+  top: Int32Array;
+}
+
+export function laneTrees(store: EventStore, axis: Axis, rank: Uint8Array): LaneTree[] {
+  const lanes = store.nodes.map(() => [] as number[]);
+  for (let k = 0; k < axis.sorted.length; k++) {
+    const i = axis.order === undefined ? k : axis.order[k];
+    lanes[store.node[i]].push(i);
+  }
+  return lanes.map((list) => {
+    const size = Math.max(1, list.length);
+    const index = Uint32Array.from(list);
+    const x = Float64Array.from(list, (i) => axis.x[i]);
+    const level = new Uint8Array(2 * size);
+    const kinds = new Uint8Array(2 * size);
+    const top = new Int32Array(2 * size).fill(-1);
+    for (let p = 0; p < list.length; p++) {
+      level[size + p] = store.level[list[p]];
+      kinds[size + p] = 1 << store.kind[list[p]];
+      top[size + p] = p;
+    }
+    for (let j = size - 1; j >= 1; j--) {
+      level[j] = Math.max(level[2 * j], level[2 * j + 1]);
+      kinds[j] = kinds[2 * j] | kinds[2 * j + 1];
+      top[j] = better(rank, index, top[2 * j], top[2 * j + 1]);
+    }
+    return { x, index, size, level, kinds, top };
+  });
+}
+
+/** The more important of two positions; on a tie the earlier, as a scan in axis order keeps. */
+function better(rank: Uint8Array, index: Uint32Array, a: number, b: number): number {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  const ra = rank[index[a]];
+  const rb = rank[index[b]];
+  return ra > rb || (ra === rb && a < b) ? a : b;
+}
+
+/** Above this many events per pixel (and with no filter mask) a window is summarised from the lane trees. */
+const TREE_ABOVE = 16;
 
 const KIND_WEIGHT: Record<EventKind, number> = { fault: 7, check: 6, state: 5, proc: 4, send: 3, recv: 3, span: 2, log: 1 };
 export const VIOLATION_RANK = 128;
@@ -72,7 +130,7 @@ export function aggregateWindow(views: readonly RunView[], rows: number, from: n
   const bucketWidth = (to - from) / width;
   for (const view of views) out.total += fillBuckets(view, out, from, to, width, bucketWidth);
   if (overview) return out;
-  out.arrows = windowArrows(views, from, to);
+  out.arrows = windowArrows(views, from, to, width / (to - from));
   out.spans = windowSpans(views, from, to, width, bucketWidth);
   out.labels = windowLabels(views, out, rows, width);
   return out;
@@ -84,6 +142,7 @@ function fillBuckets(view: RunView, out: Bulk, from: number, to: number, width: 
   const { order, sorted } = axis;
   const { count, maxLevel, kinds, top, alarm } = out;
   const [lo, hi] = axisRange(axis, from, to);
+  if (mask === undefined && hi - lo > TREE_ABOVE * width) return fillFromTrees(view, out, from, to, width, bucketWidth);
   let total = 0;
   for (let k = lo; k < hi; k++) {
     const i = order === undefined ? k : order[k];
@@ -103,6 +162,56 @@ function fillBuckets(view: RunView, out: Bulk, from: number, to: number, width: 
   return total;
 }
 
+/** The same buckets as the scan, each from O(log n) tree nodes per lane: bucket edges are found with the scan's own rounding. */
+function fillFromTrees(view: RunView, out: Bulk, from: number, to: number, width: number, bucketWidth: number): number {
+  const { rank, rowOfNode } = view;
+  const { count, maxLevel, kinds, top, alarm } = out;
+  const bucketOf = (x: number): number => Math.min(width - 1, Math.floor((x - from) / bucketWidth));
+  let total = 0;
+  view.lanes().forEach((lane, code) => {
+    const row = rowOfNode[code];
+    if (row < 0) return;
+    const { x, index, size } = lane;
+    const end = upperBound(x, to);
+    let start = lowerBound(x, from);
+    total += end - start;
+    while (start < end) {
+      const b = bucketOf(x[start]);
+      // The first position of a later bucket.
+      let lo = start + 1;
+      let hi = end;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (bucketOf(x[mid]) > b) hi = mid;
+        else lo = mid + 1;
+      }
+      let worst = 0;
+      let present = 0;
+      let best = -1;
+      for (let l = start + size, r = lo + size; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) {
+          worst = Math.max(worst, lane.level[l]);
+          present |= lane.kinds[l];
+          best = better(rank, index, best, lane.top[l++]);
+        }
+        if (r & 1) {
+          worst = Math.max(worst, lane.level[--r]);
+          present |= lane.kinds[r];
+          best = better(rank, index, best, lane.top[r]);
+        }
+      }
+      const c = row * width + b;
+      count[c] = lo - start;
+      maxLevel[c] = worst;
+      kinds[c] = present;
+      top[c] = index[best];
+      if (rank[index[best]] >= VIOLATION_RANK) alarm[c] = 1;
+      start = lo;
+    }
+  });
+  return total;
+}
+
 interface ArrowOut {
   row0: number[];
   row1: number[];
@@ -113,12 +222,14 @@ interface ArrowOut {
   end: number[];
 }
 
-function windowArrows(views: readonly RunView[], from: number, to: number): Bulk['arrows'] {
+function windowArrows(views: readonly RunView[], from: number, to: number, pxPerUnit: number): Bulk['arrows'] {
   const acc: ArrowOut = { row0: [], row1: [], x0: [], x1: [], flags: [], send: [], end: [] };
   let total = 0;
+  // Flagged arrows are never sampled away, but those that would be drawn on the same pixels are one mark.
+  const drawn = new Set<string>();
   for (const view of views) {
     const [flo, fhi] = overlapping(view.flaggedArrows, from, to);
-    total += collectArrows(view, view.flaggedArrows, flo, fhi, 1, from, acc);
+    total += collectArrows(view, view.flaggedArrows, flo, fhi, 1, from, acc, { drawn, from, pxPerUnit });
   }
   for (const view of views) {
     const [lo, hi] = overlapping(view.plainArrows, from, to);
@@ -140,10 +251,22 @@ function windowArrows(views: readonly RunView[], from: number, to: number): Bulk
   };
 }
 
-/** Arrows at positions lo, lo + stride, … whose ends are on shown rows and whose send passes the filter; returns how many. */
-function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, stride: number, from: number, acc: ArrowOut): number {
+/** Keys of the (rows, flags, end pixels) already holding an arrow, for merging arrows that coincide on screen. */
+interface PixelDedup {
+  drawn: Set<string>;
+  from: number;
+  pxPerUnit: number;
+}
+
+/**
+ * Arrows at positions lo, lo + stride, … whose ends are on shown rows and whose send
+ * passes the filter; returns how many passed (with `dedup`, also those merged into
+ * an arrow on the same pixels, which are not added again).
+ */
+function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, stride: number, from: number, acc: ArrowOut, dedup?: PixelDedup): number {
   const { arrows, store, rowOfNode, mask } = view;
   const before = acc.send.length;
+  let merged = 0;
   for (let k = lo; k < hi; k += stride) {
     if (iv.x1[k] < from) continue;
     const a = iv.order[k];
@@ -151,6 +274,16 @@ function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, str
     const r0 = rowOfNode[store.node[s]];
     const r1 = rowOfNode[arrows.toNode[a]];
     if (r0 < 0 || r1 < 0 || (mask !== undefined && mask[s] === 0)) continue;
+    if (dedup !== undefined) {
+      const b0 = Math.floor((view.axis.x[s] - dedup.from) * dedup.pxPerUnit);
+      const b1 = Math.floor((view.axis.x[arrows.end[a]] - dedup.from) * dedup.pxPerUnit);
+      const key = `${r0} ${r1} ${arrows.flags[a]} ${b0} ${b1}`;
+      if (dedup.drawn.has(key)) {
+        merged++;
+        continue;
+      }
+      dedup.drawn.add(key);
+    }
     acc.row0.push(r0);
     acc.row1.push(r1);
     acc.x0.push(view.axis.x[s]);
@@ -159,7 +292,7 @@ function collectArrows(view: RunView, iv: Intervals, lo: number, hi: number, str
     acc.send.push(s);
     acc.end.push(arrows.end[a]);
   }
-  return acc.send.length - before;
+  return acc.send.length - before + merged;
 }
 
 function windowSpans(views: readonly RunView[], from: number, to: number, width: number, bucketWidth: number): Bulk['spans'] {
