@@ -108,8 +108,11 @@ async function generate(file: string, count: number): Promise<void> {
 async function exportRun(dir: string, count: number): Promise<string> {
   const events = path.join(dir, `events-${count}.jsonl`);
   const html = path.join(dir, `timeline-${count}.html`);
-  if (fs.existsSync(html)) return html;
-  await generate(events, count);
+  // The events are kept between runs; the page is written anew, since it embeds the current front-end bundle.
+  if (!fs.existsSync(events)) {
+    await generate(`${events}.partial`, count);
+    fs.renameSync(`${events}.partial`, events);
+  }
   const run = await loadRun([events]);
   const { bytes } = writeTimelineHtml([run], html, `benchmark: ${count} events`);
   console.log(`  ${count} events: ${(fs.statSync(events).size / 1e6).toFixed(0)} MB of JSONL, an HTML page of ${(bytes / 1e6).toFixed(1)} MB`);
