@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { bugTableMarkdown, systemTableMarkdown } from '../../src/core/bugs/bug-table';
 import { findSystem, loadCatalog, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
+import { formatEvent, trialEvidence } from '../../src/core/repro/evidence';
 import { validateBug, type ValidationResult } from '../../src/core/repro/verify';
 import { liveHostProcesses } from '../helpers/processes';
 import { simulatedFailures } from '../helpers/simulated';
@@ -84,6 +85,7 @@ describe('bug set validation', function () {
         const r = await validateBug(catalog, bug, { keepRuns: runs, ...(FULL ? {} : QUICK) });
         const regression = FULL ? [] : await simulatedRegression(catalog, bug, path.join(runs, `${bug.id}-regression`));
         console.log(`      ${summary(r)}${regression.length ? ` — ${regression.join('; ')}` : ''}`);
+        if (!r.ok) await printWhyFixedFailed(r);
         return { ...r, ok: r.ok && regression.length === 0, problems: [...r.problems, ...regression] };
       });
       assert.deepEqual(
@@ -109,6 +111,15 @@ async function simulatedRegression(catalog: Catalog, bug: BugEntry, dir: string)
     }
   }
   return problems;
+}
+
+/** A CI log keeps nothing else of a run: the evidence of a fixed-code trial that failed, and the machine's load then. */
+async function printWhyFixedFailed(r: ValidationResult): Promise<void> {
+  const failed = r.fixed.trials.find((t) => t.verdict !== 'pass');
+  if (!failed) return;
+  const ev = await trialEvidence(failed, 40);
+  console.log(`        fixed trial #${failed.index} (seed ${failed.seed}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}: ${ev.headline}`);
+  for (const e of ev.events) console.log(`        ${formatEvent(e)}`);
 }
 
 function summary(r: ValidationResult): string {

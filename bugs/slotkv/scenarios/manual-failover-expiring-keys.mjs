@@ -39,7 +39,7 @@ export default {
     t.note('keys are expiring on n1', { dbsize: size });
 
     const won = t.waitFor((e) => e.kind === 'log' && e.node === 'n4' && e.msg === 'failover election won', {
-      timeoutMs: 4000,
+      timeoutMs: 8000,
       description: 'n4 to complete the manual failover',
     });
     won.catch(() => {});
@@ -56,7 +56,7 @@ export default {
     for (const k of perms.slice(0, 5)) t.check('writes succeed after the failover', (await kv.set(k, `v-${k}`)).ok === true, { key: k });
 
     while (!allExpired.expired) await t.sleep(200);
-    const followed = await kv.waitForReplicas(['n1', 'n5'], 8000);
+    const followed = await kv.waitForReplicas(['n1', 'n5'], 20000);
     t.check('the old master and the other replica follow n4', followed !== null && followed.n1.master === 'n4' && followed.n5.master === 'n4', { infos: await kv.infos() });
     let total = 0;
     for (const n of ['n2', 'n3', 'n4']) total += (await kv.send(n, 'DbSize', {})).size ?? 0;
