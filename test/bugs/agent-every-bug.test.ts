@@ -1,0 +1,93 @@
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readTrajectory } from '../../src/core/agent/trajectory';
+import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
+import { packageRoot } from '../../src/core/paths';
+import { loadRecords } from '../../src/core/study/collect';
+import { Report } from '../../src/core/study/report';
+import { KEY } from '../helpers/agent-fixture';
+import { ORACLE_MODEL, oracleReplies } from '../helpers/oracle-model';
+import { liveHostProcesses } from '../helpers/processes';
+import { ScriptedOpenAIServer } from '../helpers/scripted-openai-server';
+
+/**
+ * `DDBENCH_AGENT=all` runs the agent on every bug of the set in both conditions (about
+ * an hour on two cores), `DDBENCH_AGENT=<id>,<id>` on those bugs; by default (CI) on one
+ * bug, which still takes every step of the loop on real clusters.
+ */
+const CHOSEN = process.env.DDBENCH_AGENT;
+const ALL = CHOSEN === 'all';
+const QUICK_BUGS = CHOSEN && !ALL ? CHOSEN.split(',') : ['zabkv-stale-txn-after-rejoin'];
+const CONDITIONS = ['symptom-only', 'context-augmented'] as const;
+const EVIDENCE_TOOLS = ['node_logs', 'node_state', 'timeline'];
+const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
+
+/**
+ * `ddbench bench` (the built CLI) pointed at an OpenAI-compatible server, on the real
+ * bug set: for each bug and condition the agent lists the files, reads the evidence it
+ * is given, reads and edits the code, and submits; the harness verifies the patch on a
+ * scratch copy with live trials, simulated seeds and the regression checks. The model
+ * is the scripted oracle (no LLM is reachable here): it proposes each bug's reference
+ * fix, so every run must end verified, and any that does not is a harness or bug-set
+ * fault.
+ */
+describe(`agent over the bug set: ${ALL ? 'every bug' : QUICK_BUGS.join(', ')} × both conditions (scripted oracle model)`, function () {
+  this.timeout((ALL ? 180 : 15) * 60_000);
+  let catalog: Catalog;
+  let tmp: string;
+  let server: ScriptedOpenAIServer;
+
+  before(async () => {
+    catalog = await loadCatalog();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-agent-set-'));
+    const reply = oracleReplies(catalog);
+    server = await ScriptedOpenAIServer.start({ apiKey: KEY, models: [ORACLE_MODEL], replies: Array.from({ length: 20 * 2 * catalog.bugs.length }, () => reply) });
+  });
+  after(async () => {
+    await server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('verifies the fix of every run, with the evidence tools answering in the context-augmented condition', async () => {
+    const bugs = ALL ? catalog.bugs.map((b) => b.id) : QUICK_BUGS;
+    const out = path.join(tmp, 'bench');
+    const args = [cli, 'bench', '--bugs', ...bugs, '--models', ORACLE_MODEL, '--conditions', CONDITIONS.join(','), '--out', out, '--base-url', server.url, '--trials', '1', '--max-attempts', '1', '--api-key-env', 'DDBENCH_TEST_KEY'];
+    const child = spawn(process.execPath, args, { env: { ...process.env, DDBENCH_TEST_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (server.failures[0]) throw server.failures[0];
+    assert.equal(code, 0, stderr.slice(-4000));
+
+    const attempts = loadRecords([path.join(out, 'records')]).attempts;
+    assert.equal(attempts.length, bugs.length * CONDITIONS.length);
+    for (const a of attempts) {
+      const condition = a.actor.kind === 'agent' ? a.actor.condition : undefined;
+      const run = `${a.bug.id} (${condition})`;
+      console.log(`      ${run}: ${a.status}, ${a.agent?.steps} steps, ${((a.timeToFixMs ?? 0) / 1000).toFixed(0)} s`);
+      assert.equal(a.status, 'verified', `${run}: ${a.agent?.stopReason}`);
+      const trajectory = a.agent?.trajectory;
+      assert.ok(trajectory && fs.existsSync(trajectory), `${run}: its trajectory`);
+      const tools = readTrajectory(trajectory).records.flatMap((r) => (r.type === 'tool' ? [r] : []));
+      assert.ok(tools.every((t) => t.ok), `${run}: a tool failed: ${JSON.stringify(tools.find((t) => !t.ok))}`);
+      const evidence = tools.filter((t) => EVIDENCE_TOOLS.includes(t.name));
+      if (condition === 'context-augmented') {
+        assert.deepEqual(evidence.map((t) => t.name), EVIDENCE_TOOLS, `${run}: the evidence tools`);
+        assert.ok(evidence.every((t) => t.output.trim().length > 0), `${run}: an evidence tool answered nothing`);
+      } else {
+        assert.deepEqual(evidence, [], `${run}: evidence tools are not offered without the context`);
+      }
+    }
+    const report = Report.parse(JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')));
+    assert.equal(report.counted, attempts.length);
+    assert.ok(report.attempts.every((a) => a.similarity === 1), 'each verified patch is the reference fix');
+    assert.match(stdout, new RegExp(`${ORACLE_MODEL} · context-augmented\\s+100% \\(${bugs.length}/${bugs.length}\\)`));
+    assert.ok(!fs.readFileSync(path.join(out, 'records', 'bench.jsonl'), 'utf8').includes(KEY), 'the API key is never recorded');
+    assert.deepEqual(liveHostProcesses(tmp), [], 'no node left behind');
+  });
+});
