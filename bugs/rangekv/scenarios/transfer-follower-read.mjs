@@ -1,10 +1,12 @@
 // transfer-follower-read — follower reads right after a write and a lease transfer.
 import { brief, connect } from './lib/client.mjs';
 
+const ROUNDS = 16;
+
 export default {
   name: 'transfer-follower-read',
   description:
-    'In each of eight rounds a client writes a new value to one key of range 1 and waits for the acknowledgement, ' +
+    'In each of sixteen rounds a client writes a new value to one key of range 1 and waits for the acknowledgement, ' +
     "then asks the range's leaseholder to transfer its lease to a second store and at once reads the key through " +
     'the third store (a follower read). Each read must return the value acknowledged just before it, and the ' +
     'range must keep taking writes.',
@@ -16,7 +18,8 @@ export default {
     const w0 = await kv.put('acct', 'v0');
     t.check('the first write is acknowledged', w0.ok === true, { w0 });
     let rounds = 0;
-    for (let round = 1; round <= 8; round++) {
+    // A round hits the stale-read window only sometimes (about one in five on containers), so there are many.
+    for (let round = 1; round <= ROUNDS; round++) {
       await t.sleep(100 + Math.floor(t.random() * 100));
       const holder = await kv.findLeaseholder(1, 45000);
       t.check('range 1 has a leaseholder', holder !== null, { round });
@@ -34,7 +37,7 @@ export default {
       t.check('a follower read returns the value acknowledged before it', read.value === value, { round, expected: value, read, reader: brief(state) });
       if (tr.ok) rounds++;
     }
-    t.check('leases were transferred', rounds >= 4, { rounds });
+    t.check('leases were transferred', rounds >= ROUNDS / 2, { rounds });
     const last = await kv.put('acct', 'final');
     t.check('writes succeed at the end', last.ok === true, { last });
   },
