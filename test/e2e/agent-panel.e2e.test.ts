@@ -7,7 +7,6 @@
 // the run is recorded in the workspace's records. Needs `npm run setup:e2e`; skipped without it.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
 import { loadCatalog } from '../../src/core/bugs/catalog';
@@ -16,7 +15,7 @@ import { AttemptRecord, StudyLine } from '../../src/core/study/schema';
 import { ATTEMPTS_FILE, workspaceRecordsDir } from '../../src/core/study/store';
 import { allText, call, KEY } from '../helpers/agent-fixture';
 import { ScriptedOpenAIServer } from '../helpers/scripted-openai-server';
-import { missingE2eTools, reloadWindow, runCommand, waitUntil, UI_TIMEOUT, Workbench } from './workbench';
+import { prepareSuite, reloadWindow, runCommand, waitUntil, UI_TIMEOUT, Workbench } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-agent');
@@ -48,14 +47,7 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
   let wb: Workbench | undefined;
 
   before(async function () {
-    const missing = missingE2eTools();
-    if (missing.length > 0) {
-      console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
-      this.skip();
-    }
-    fs.rmSync(artifacts, { recursive: true, force: true });
-    fs.mkdirSync(artifacts, { recursive: true });
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-e2e-agent-'));
+    tmp = prepareSuite(this, artifacts, 'ddbench-e2e-agent-');
     ws = await openWorkspace(await loadCatalog(path.join(root, 'bugs')), BUG, path.join(tmp, 'ws'));
     endpoint = await ScriptedOpenAIServer.start({
       apiKey: KEY,

@@ -3,7 +3,6 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
@@ -12,7 +11,7 @@ import {
   collectTreeLabels,
   editorText,
   focusView,
-  missingE2eTools,
+  prepareSuite,
   pickQuickItem,
   reloadWindow,
   rowLabels,
@@ -40,16 +39,8 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
   const screenshot = async (name: string): Promise<void> => wb?.screenshot(name);
 
   before(async function () {
-    const missing = missingE2eTools();
-    if (missing.length > 0) {
-      console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
-      this.skip();
-    }
-    fs.rmSync(artifacts, { recursive: true, force: true });
-    fs.mkdirSync(artifacts, { recursive: true });
+    tmp = prepareSuite(this, artifacts, 'ddbench-e2e-');
     catalog = await loadCatalog(path.join(root, 'bugs'));
-
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-e2e-'));
     workspacesDir = path.join(tmp, 'workspaces');
     wb = await Workbench.start({
       tmp,

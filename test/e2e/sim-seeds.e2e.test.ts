@@ -14,7 +14,7 @@ import { replayWorkspaceSeed, simulateWorkspace } from '../../src/core/sim/works
 import {
   collectTreeLabels,
   focusView,
-  missingE2eTools,
+  prepareSuite,
   pickQuickItem,
   reloadWindow,
   rowLabels,
@@ -53,14 +53,7 @@ describe('e2e: simulated seeds in the editor (code-server + headless Chromium)',
       });
 
   before(async function () {
-    const missing = missingE2eTools();
-    if (missing.length > 0) {
-      console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
-      this.skip();
-    }
-    fs.rmSync(artifacts, { recursive: true, force: true });
-    fs.mkdirSync(artifacts, { recursive: true });
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-e2e-sim-'));
+    tmp = prepareSuite(this, artifacts, 'ddbench-e2e-sim-');
     ws = await openWorkspace(await loadCatalog(path.join(root, 'bugs')), BUG, path.join(tmp, 'ws'));
     // What the editor must list: core/sim's own answer for the same seeds (no worker threads, so nothing is shared with the editor's run).
     const oracle = await simulateWorkspace(ws, { seeds: SEEDS, from: 1, concurrency: 1 });

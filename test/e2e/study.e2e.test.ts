@@ -4,7 +4,6 @@
 // reference comparison and the comparison view. Needs `npm run setup:e2e`; skipped without it.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { loadCatalog } from '../../src/core/bugs/catalog';
@@ -12,7 +11,7 @@ import { openWorkspace } from '../../src/core/bugs/workspace';
 import { loadRecords } from '../../src/core/study/collect';
 import { consentHash } from '../../src/core/study/participant';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { missingE2eTools, pickQuickItem, runCommand, UI_TIMEOUT, waitUntil, Workbench } from './workbench';
+import { prepareSuite, pickQuickItem, runCommand, UI_TIMEOUT, waitUntil, Workbench } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-study');
@@ -33,14 +32,7 @@ describe('e2e: a study attempt in the editor (code-server + headless Chromium)',
   const screenshot = async (name: string): Promise<void> => wb?.screenshot(name);
 
   before(async function () {
-    const missing = missingE2eTools();
-    if (missing.length > 0) {
-      console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
-      this.skip();
-    }
-    fs.rmSync(artifacts, { recursive: true, force: true });
-    fs.mkdirSync(artifacts, { recursive: true });
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-e2e-study-'));
+    tmp = prepareSuite(this, artifacts, 'ddbench-e2e-study-');
     ws = await openWorkspace(await loadCatalog(path.join(root, 'bugs')), BUG, path.join(tmp, 'ws'));
     wb = await Workbench.start({
       tmp,

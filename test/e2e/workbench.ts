@@ -2,6 +2,7 @@
 // start-up every e2e suite shares: the VSIX installed into a fresh code-server, one page.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserServer, type Locator, type Page } from 'playwright-core';
 import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './codeServer';
@@ -55,6 +56,21 @@ export async function closeBrowser(b: HeadlessBrowser): Promise<void> {
 /** code-server and Chromium, when either is not installed; the suites skip themselves then. */
 export function missingE2eTools(): string[] {
   return [codeServerBin(), chromiumPath()].filter((p) => !fs.existsSync(p));
+}
+
+/**
+ * A suite's start: skips it (saying why) when the e2e tools are not installed, empties
+ * its artifacts folder, and makes its temporary folder, which it returns.
+ */
+export function prepareSuite(ctx: Mocha.Context, artifacts: string, tmpPrefix: string): string {
+  const missing = missingE2eTools();
+  if (missing.length > 0) {
+    console.log(`      skipped: ${missing.join(' and ')} not installed; run \`npm run setup:e2e\` first`);
+    ctx.skip();
+  }
+  fs.rmSync(artifacts, { recursive: true, force: true });
+  fs.mkdirSync(artifacts, { recursive: true });
+  return fs.mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
 }
 
 /**
