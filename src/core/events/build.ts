@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { TextArena } from './arena';
+import { TextArena, type PartSource } from './arena';
 import { ByteInterner, Interner, permute, sortOrder } from './columns';
 import type { EventRecord } from './record';
 import type { EventLineScanner } from './scan';
@@ -16,10 +16,12 @@ export interface SourceSink {
   readonly label: string;
   /** Adds one event with `json`, its JSON text (what the store decodes it from later). */
   add(record: EventRecord, json: string, line: number, flags?: number): void;
-  /** Adds one event whose JSON text is the line at bytes[start, end) of a read chunk (kept without a copy). */
-  addLine(record: EventRecord, bytes: Buffer, start: number, end: number, line: number): void;
-  /** As addLine, for a line the scanner read (its values are still in `scanned`). */
-  addScanned(scanned: EventLineScanner, bytes: Buffer, start: number, end: number, line: number): void;
+  /** The arena's number for `source`'s part `part` (see textPart's use in addLine). */
+  textPart(source: PartSource, part: number): number;
+  /** Adds one event whose JSON text is bytes [start, end) of a text part (`textPart`), read from its source on demand. */
+  addLine(record: EventRecord, part: number, start: number, end: number, line: number): void;
+  /** As addLine, for a line the scanner read from bytes[start, end) (its values are still in `scanned`). */
+  addScanned(scanned: EventLineScanner, bytes: Buffer, part: number, start: number, end: number, line: number): void;
   bad(line: number, error: string): void;
   note(text: string): void;
   /**
@@ -105,12 +107,13 @@ export class EventStoreBuilder {
         this.add(record, at.buffer, at.start, at.end, index, line, flags);
         report.events++;
       },
-      addLine: (record, bytes, start, end, line) => {
-        this.add(record, this.arena.chunk(bytes), start, end, index, line, 0);
+      textPart: (source, part) => this.arena.lazy(source, part),
+      addLine: (record, part, start, end, line) => {
+        this.add(record, part, start, end, index, line, 0);
         report.events++;
       },
-      addScanned: (scanned, bytes, start, end, line) => {
-        this.addScanned(scanned, bytes, this.arena.chunk(bytes), start, end, index, line);
+      addScanned: (scanned, bytes, part, start, end, line) => {
+        this.addScanned(scanned, bytes, part, start, end, index, line);
         report.events++;
       },
       bad: (line, error) => {
@@ -235,8 +238,11 @@ export class EventStoreBuilder {
     this.trace[i] = traceId !== undefined && traceId !== '' ? this.traceIds.code(traceId.toLowerCase()) : -1;
     this.spanId[i] = span === undefined ? -1 : this.spanIds.code(span.spanId);
     this.parentSpan[i] = span?.parentId === undefined ? -1 : this.spanIds.code(span.parentId);
-    this.dur[i] = r.kind === SPAN && span?.end !== undefined ? Math.max(0, span.end - r.ts) : 0;
-    this.sourceIndex[i] = source;
+    // Columns start zeroed and a row is written once, so zeros are left unwritten: a page that only
+    // ever holds zeros (durations of point events, the first file's source index) is never mapped.
+    const dur = r.kind === SPAN && span?.end !== undefined ? Math.max(0, span.end - r.ts) : 0;
+    if (dur !== 0) this.dur[i] = dur;
+    if (source !== 0) this.sourceIndex[i] = source;
     this.line[i] = line;
     this.rawBuffer[i] = rawBuffer;
     this.rawStart[i] = rawStart;
