@@ -8,7 +8,7 @@ import { toEvent, type EventRecord } from '../../src/core/events/record';
 import type { EventStore } from '../../src/core/events/store';
 import { tempDir } from './helpers/bugset';
 
-/** A file of more than three 1 MiB read chunks: scanned lines, general-path lines, bad and blank lines, CRLF, a BOM and a line longer than a chunk. */
+/** A file of many read chunks (3 MiB and more): scanned lines, general-path lines, bad and blank lines, CRLF, a BOM and a line longer than a chunk. */
 function mixedLines(): string[] {
   const lines: string[] = [];
   for (let k = 0; k < 12_000; k++) {

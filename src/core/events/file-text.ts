@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
 import type { PartSource } from './arena';
 
-/** Parts kept read back at once: a scan in time order walks the file forwards, a look-up touches one or two. */
-const CACHED_PARTS = 4;
+/** Parts (read chunks, 64 KiB) kept read back at once: a scan in time order walks the file forwards, a look-up touches one or two. */
+const CACHED_PARTS = 16;
 
 /** Closes the file of a FileText nobody holds any more. */
 const closer = new FinalizationRegistry<number>((fd) => {

@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
 
 const NEWLINE = 0x0a;
-const CHUNK_BYTES = 1 << 20;
+/** Small enough that an events file's chunk is cheap to read back for one line (see FileText). */
+const CHUNK_BYTES = 64 << 10;
+/** The event loop gets a turn after about this many bytes. */
+const YIELD_BYTES = 1 << 20;
 
 /** A line's text, its 1-based number, and where its bytes are (valid only during the call: the buffer is reused). */
 export type OnLine = (line: string, lineNo: number, bytes: Buffer, start: number, end: number) => void;
@@ -15,7 +18,7 @@ export type OnChunk = (bytes: Buffer, position: number, length: number) => void;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
- * Calls `onLine` for every line of `file`. The file is read in 1 MiB chunks into one
+ * Calls `onLine` for every line of `file`. The file is read in 64 KiB chunks into one
  * reused buffer and split on newline bytes, so a big log never becomes one string (a
  * newline byte never sits inside a multi-byte UTF-8 character, so each line decodes
  * on its own).
@@ -32,7 +35,7 @@ export function forEachLine(file: string, onLine: OnLine): Promise<void> {
  * this core's cache for the line splitting and the readers right after the read. A
  * line cut by a chunk's end is moved to the buffer's start and completed by the next
  * read (the buffer doubles for a line longer than it). The event loop gets a turn
- * between chunks.
+ * after every MiB or so.
  */
 export async function forEachLineBytes(source: string | number, onLine: OnLineBytes, onChunk?: OnChunk): Promise<void> {
   const fd = typeof source === 'number' ? source : fs.openSync(source, 'r');
@@ -42,6 +45,7 @@ export async function forEachLineBytes(source: string | number, onLine: OnLineBy
     /** File position of buf[0], and how many bytes of buf hold a line not yet complete. */
     let base = 0;
     let kept = 0;
+    let unyielded = 0;
     const emit = (start: number, end: number): void => {
       if (end > start && buf[end - 1] === 0x0d) end--;
       if (lineNo === 0 && end - start >= 3 && buf.compare(BOM, 0, 3, start, start + 3) === 0) start += 3;
@@ -70,7 +74,11 @@ export async function forEachLineBytes(source: string | number, onLine: OnLineBy
       kept = filled - start;
       if (start > 0) buf.copy(buf, 0, start, filled);
       base += start;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      unyielded += read;
+      if (unyielded >= YIELD_BYTES) {
+        unyielded = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
   } finally {
     if (typeof source !== 'number') fs.closeSync(fd);
