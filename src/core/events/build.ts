@@ -16,7 +16,7 @@ export interface SourceSink {
   readonly label: string;
   /** Adds one event with `json`, its JSON text (what the store decodes it from later). */
   add(record: EventRecord, json: string, line: number, flags?: number): void;
-  /** The arena's number for `source`'s part `part` (see textPart's use in addLine). */
+  /** The arena's number for `source`'s part `part`, which the byte ranges given to addLine and addScanned are relative to. */
   textPart(source: PartSource, part: number): number;
   /** Adds one event whose JSON text is bytes [start, end) of a text part (`textPart`), read from its source on demand. */
   addLine(record: EventRecord, part: number, start: number, end: number, line: number): void;
@@ -238,11 +238,8 @@ export class EventStoreBuilder {
     this.trace[i] = traceId !== undefined && traceId !== '' ? this.traceIds.code(traceId.toLowerCase()) : -1;
     this.spanId[i] = span === undefined ? -1 : this.spanIds.code(span.spanId);
     this.parentSpan[i] = span?.parentId === undefined ? -1 : this.spanIds.code(span.parentId);
-    // Columns start zeroed and a row is written once, so zeros are left unwritten: a page that only
-    // ever holds zeros (durations of point events, the first file's source index) is never mapped.
-    const dur = r.kind === SPAN && span?.end !== undefined ? Math.max(0, span.end - r.ts) : 0;
-    if (dur !== 0) this.dur[i] = dur;
-    if (source !== 0) this.sourceIndex[i] = source;
+    this.dur[i] = r.kind === SPAN && span?.end !== undefined ? Math.max(0, span.end - r.ts) : 0;
+    this.sourceIndex[i] = source;
     this.line[i] = line;
     this.rawBuffer[i] = rawBuffer;
     this.rawStart[i] = rawStart;
