@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { TextArena } from './arena';
+import { TextArena, type PartSource } from './arena';
 import { ByteInterner, Interner, permute, sortOrder } from './columns';
 import type { EventRecord } from './record';
 import type { EventLineScanner } from './scan';
@@ -16,10 +16,12 @@ export interface SourceSink {
   readonly label: string;
   /** Adds one event with `json`, its JSON text (what the store decodes it from later). */
   add(record: EventRecord, json: string, line: number, flags?: number): void;
-  /** Adds one event whose JSON text is the line at bytes[start, end) of a read chunk (kept without a copy). */
-  addLine(record: EventRecord, bytes: Buffer, start: number, end: number, line: number): void;
-  /** As addLine, for a line the scanner read (its values are still in `scanned`). */
-  addScanned(scanned: EventLineScanner, bytes: Buffer, start: number, end: number, line: number): void;
+  /** The arena's number for `source`'s part `part`, which the byte ranges given to addLine and addScanned are relative to. */
+  textPart(source: PartSource, part: number): number;
+  /** Adds one event whose JSON text is bytes [start, end) of a text part (`textPart`), read from its source on demand. */
+  addLine(record: EventRecord, part: number, start: number, end: number, line: number): void;
+  /** As addLine, for a line the scanner read from bytes[start, end) (its values are still in `scanned`). */
+  addScanned(scanned: EventLineScanner, bytes: Buffer, part: number, start: number, end: number, line: number): void;
   bad(line: number, error: string): void;
   note(text: string): void;
   /**
@@ -105,12 +107,13 @@ export class EventStoreBuilder {
         this.add(record, at.buffer, at.start, at.end, index, line, flags);
         report.events++;
       },
-      addLine: (record, bytes, start, end, line) => {
-        this.add(record, this.arena.chunk(bytes), start, end, index, line, 0);
+      textPart: (source, part) => this.arena.lazy(source, part),
+      addLine: (record, part, start, end, line) => {
+        this.add(record, part, start, end, index, line, 0);
         report.events++;
       },
-      addScanned: (scanned, bytes, start, end, line) => {
-        this.addScanned(scanned, bytes, this.arena.chunk(bytes), start, end, index, line);
+      addScanned: (scanned, bytes, part, start, end, line) => {
+        this.addScanned(scanned, bytes, part, start, end, index, line);
         report.events++;
       },
       bad: (line, error) => {

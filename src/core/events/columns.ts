@@ -13,6 +13,10 @@ const SCAN_LIMIT = 16;
 export class Interner {
   private readonly codes = new Map<string, number>();
   readonly values: string[] = [];
+  /** values[0, mapped) are in `codes`; later ones came through `fresh` and join the map when a string is looked up. */
+  private mapped = 0;
+  /** Values added by `code` (a string path), which a ByteInterner has not seen. */
+  private byString = 0;
 
   code(value: string): number {
     const values = this.values;
@@ -20,22 +24,52 @@ export class Interner {
     if (values.length <= SCAN_LIMIT) {
       for (let i = 0; i < values.length; i++) if (values[i] === value) return i;
     } else {
+      this.sync();
       const code = this.codes.get(value);
       if (code !== undefined) return code;
     }
-    const code = values.length;
-    this.codes.set(value, code);
-    values.push(value);
-    return code;
+    this.byString++;
+    return this.append(value);
+  }
+
+  /**
+   * The code of `value`, which its ByteInterner has not met: when `ascii` (its bytes
+   * are its characters, so no other bytes it met decode to it) and no string path
+   * added values, it is new, and the map learns it only when needed (a million
+   * message ids would otherwise cost a map insertion each).
+   */
+  fresh(value: string, ascii: boolean): number {
+    if (!ascii || this.byString > 0) {
+      const code = this.find(value);
+      if (code >= 0) return code;
+      return this.append(value);
+    }
+    this.values.push(value);
+    return this.values.length - 1;
   }
 
   /** The code of a string already seen, or -1. */
   find(value: string): number {
+    this.sync();
     return this.codes.get(value) ?? -1;
   }
 
   get size(): number {
     return this.values.length;
+  }
+
+  private append(value: string): number {
+    this.sync();
+    const code = this.values.length;
+    this.codes.set(value, code);
+    this.values.push(value);
+    this.mapped = this.values.length;
+    return code;
+  }
+
+  private sync(): void {
+    const values = this.values;
+    for (; this.mapped < values.length; this.mapped++) this.codes.set(values[this.mapped], this.mapped);
   }
 }
 
@@ -97,8 +131,9 @@ export function lowerBound(values: ArrayLike<number>, x: number, lo = 0, hi = va
 /**
  * An Interner's codes looked up by a string's UTF-8 bytes, so a line read as bytes
  * makes a string only for a value not seen before. The Interner stays the one
- * authority: a miss decodes the bytes and asks it, so different bytes that decode
- * to the same string (invalid UTF-8) still share one code.
+ * authority: a miss decodes the bytes and hands it the string (`fresh`), which
+ * looks it up unless it cannot be there, so different bytes that decode to the same
+ * string (invalid UTF-8), or a value a string path added, still share one code.
  */
 export class ByteInterner {
   /** Open addressing: entry index per slot, -1 for empty. */
@@ -136,7 +171,7 @@ export class ByteInterner {
 
   private insert(slot: number, hash: number, bytes: Buffer, start: number, end: number, ascii: boolean): number {
     const text = bytes.toString(ascii ? 'latin1' : 'utf8', start, end);
-    const code = this.interner.code(text);
+    const code = this.interner.fresh(text, ascii);
     const entry = this.count++;
     if (entry === this.hashes.length) this.growEntries();
     const length = end - start;
@@ -145,7 +180,9 @@ export class ByteInterner {
       this.keys.copy(keys, 0, 0, this.keysUsed);
       this.keys = keys;
     }
-    this.keys.set(bytes.subarray(start, end), this.keysUsed);
+    // A plain loop: keys are short, and Buffer#copy costs more per call than the bytes.
+    const keys = this.keys;
+    for (let k = 0, at = this.keysUsed; k < length; k++) keys[at + k] = bytes[start + k];
     this.keyStart[entry] = this.keysUsed;
     this.keyLength[entry] = length;
     this.keysUsed += length;

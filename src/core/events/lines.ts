@@ -1,89 +1,87 @@
 import * as fs from 'node:fs';
 
 const NEWLINE = 0x0a;
-const CHUNK_BYTES = 1 << 20;
+/** Small enough that an events file's chunk is cheap to read back for one line (see FileText). */
+const CHUNK_BYTES = 64 << 10;
+/** The event loop gets a turn after about this many bytes. */
+const YIELD_BYTES = 1 << 20;
 
-/** A line's text, its 1-based number, and where its bytes are (to keep them without a copy). */
+/** A line's text, its 1-based number, and where its bytes are (valid only during the call: the buffer is reused). */
 export type OnLine = (line: string, lineNo: number, bytes: Buffer, start: number, end: number) => void;
 
-/** A line as bytes[start, end) (without its line break) and its 1-based number. */
+/** A line as bytes[start, end) (without its line break) and its 1-based number; the buffer is reused after the call. */
 export type OnLineBytes = (bytes: Buffer, start: number, end: number, lineNo: number) => void;
+
+/** Before a chunk's lines: bytes[0, length) are the file's bytes from `position` on. */
+export type OnChunk = (bytes: Buffer, position: number, length: number) => void;
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
- * Calls `onLine` for every line of `file`. The file is read in 1 MiB chunks and
- * split on newline bytes, so a big log never becomes one string (a newline byte
- * never sits inside a multi-byte UTF-8 character, so each line decodes on its own).
+ * Calls `onLine` for every line of `file`. The file is read in 64 KiB chunks into one
+ * reused buffer and split on newline bytes, so a big log never becomes one string (a
+ * newline byte never sits inside a multi-byte UTF-8 character, so each line decodes
+ * on its own).
  */
 export function forEachLine(file: string, onLine: OnLine): Promise<void> {
   return forEachLineBytes(file, (bytes, start, end, lineNo) => onLine(bytes.toString('utf8', start, end), lineNo, bytes, start, end));
 }
 
 /**
- * The index of the first newline byte at or after `from`, or -1. A plain loop: lines
- * are short, and per line it costs less than calling Buffer#indexOf.
+ * As forEachLine, without decoding: for readers that look at the bytes first. `source`
+ * is a path or a file descriptor open for reading (left open). The chunks go into one
+ * buffer, read on this thread: fresh memory for every chunk made the kernel map a page
+ * per 4 KiB read, which cost more than everything else, and a reused buffer stays in
+ * this core's cache for the line splitting and the readers right after the read. A
+ * line cut by a chunk's end is moved to the buffer's start and completed by the next
+ * read (the buffer doubles for a line longer than it). The event loop gets a turn
+ * after every MiB or so.
  */
-function nextNewline(bytes: Buffer, from: number): number {
-  for (let i = from, n = bytes.length; i < n; i++) if (bytes[i] === NEWLINE) return i;
-  return -1;
-}
-
-/**
- * The file's bytes in fresh 1 MiB chunks (readers may keep them). Read on this thread
- * rather than the thread pool: the bytes then arrive in this core's cache, where the
- * line splitting reads them right away, which made a cold pass over each chunk about
- * twice as fast. Each chunk is one short read, and the event loop gets a turn between
- * chunks, as it did with a read stream.
- */
-async function* readChunks(file: string): AsyncGenerator<Buffer> {
-  const fd = fs.openSync(file, 'r');
+export async function forEachLineBytes(source: string | number, onLine: OnLineBytes, onChunk?: OnChunk): Promise<void> {
+  const fd = typeof source === 'number' ? source : fs.openSync(source, 'r');
   try {
+    let buf = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    let lineNo = 0;
+    /** File position of buf[0], and how many bytes of buf hold a line not yet complete. */
+    let base = 0;
+    let kept = 0;
+    let unyielded = 0;
+    const emit = (start: number, end: number): void => {
+      if (end > start && buf[end - 1] === 0x0d) end--;
+      if (lineNo === 0 && end - start >= 3 && buf.compare(BOM, 0, 3, start, start + 3) === 0) start += 3;
+      onLine(buf, start, end, ++lineNo);
+    };
     for (;;) {
-      const chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
-      const read = fs.readSync(fd, chunk, 0, CHUNK_BYTES, null);
-      if (read === 0) return;
-      yield read < CHUNK_BYTES ? chunk.subarray(0, read) : chunk;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (kept === buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+        buf.copy(bigger, 0, 0, kept);
+        buf = bigger;
+      }
+      const read = fs.readSync(fd, buf, kept, buf.length - kept, null);
+      const filled = kept + read;
+      if (filled === 0) return;
+      onChunk?.(buf, base, filled);
+      let start = 0;
+      // indexOf is native (memchr); a newline found past `filled` is a stale byte of an earlier chunk.
+      for (let nl = buf.indexOf(NEWLINE, 0); nl >= 0 && nl < filled; nl = buf.indexOf(NEWLINE, start)) {
+        emit(start, nl);
+        start = nl + 1;
+      }
+      if (read === 0) {
+        emit(start, filled);
+        return;
+      }
+      kept = filled - start;
+      if (start > 0) buf.copy(buf, 0, start, filled);
+      base += start;
+      unyielded += read;
+      if (unyielded >= YIELD_BYTES) {
+        unyielded = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
   } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** As forEachLine, without decoding: for readers that look at the bytes first. */
-export async function forEachLineBytes(file: string, onLine: OnLineBytes): Promise<void> {
-  let lineNo = 0;
-  let carry: Buffer[] = [];
-  const emit = (buf: Buffer, start: number, end: number): void => {
-    if (end > start && buf[end - 1] === 0x0d) end--;
-    if (lineNo === 0 && buf.subarray(start, start + 3).equals(BOM)) start += 3;
-    onLine(buf, start, end, ++lineNo);
-  };
-  for await (const chunk of readChunks(file)) {
-    let start = 0;
-    let nl = nextNewline(chunk, 0);
-    if (carry.length > 0) {
-      if (nl < 0) {
-        carry.push(chunk);
-        continue;
-      }
-      const joined = Buffer.concat([...carry, chunk.subarray(0, nl)]);
-      carry = [];
-      emit(joined, 0, joined.length);
-      start = nl + 1;
-      nl = nextNewline(chunk, start);
-    }
-    while (nl >= 0) {
-      emit(chunk, start, nl);
-      start = nl + 1;
-      nl = nextNewline(chunk, start);
-    }
-    if (start < chunk.length) carry.push(chunk.subarray(start));
-  }
-  if (carry.length > 0) {
-    const rest = Buffer.concat(carry);
-    emit(rest, 0, rest.length);
+    if (typeof source !== 'number') fs.closeSync(fd);
   }
 }
 

@@ -238,7 +238,12 @@ export class EventLineScanner {
 
   private ws(): void {
     const b = this.b;
-    while (this.p < this.end && isSpace(b[this.p])) this.p++;
+    const end = this.end;
+    let p = this.p;
+    // Lines rarely have whitespace between tokens, and every JSON token starts above 0x20.
+    if (p >= end || b[p] > 0x20) return;
+    while (p < end && isSpace(b[p])) p++;
+    this.p = p;
   }
 
   /** Skips whitespace, a colon and whitespace. */
@@ -306,9 +311,16 @@ export class EventLineScanner {
     if (negative) i++;
     const digitsStart = i;
     if (i >= end) return false;
+    // The value is taken on the way; it is used only when it is exact (checked below).
+    let v = 0;
     if (b[i] === ZERO) i++;
-    else if (b[i] > ZERO && b[i] <= NINE) while (i < end && b[i] >= ZERO && b[i] <= NINE) i++;
-    else return false;
+    else if (b[i] > ZERO && b[i] <= NINE) {
+      for (; i < end; i++) {
+        const c = b[i];
+        if (c < ZERO || c > NINE) break;
+        v = v * 10 + (c - ZERO);
+      }
+    } else return false;
     const digitsEnd = i;
     let plain = true;
     if (i < end && b[i] === DOT) {
@@ -328,8 +340,6 @@ export class EventLineScanner {
     }
     this.p = i;
     if (plain && digitsEnd - digitsStart <= EXACT_DIGITS) {
-      let v = 0;
-      for (let k = digitsStart; k < digitsEnd; k++) v = v * 10 + (b[k] - ZERO);
       this.num = negative ? -v : v;
     } else {
       // Number() and JSON.parse round a valid JSON number's text alike.

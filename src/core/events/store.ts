@@ -100,8 +100,9 @@ export interface StoreColumns {
 /**
  * A run's events as columns in time order (ties keep file order), with the event
  * index (0..size-1) as the handle everything else uses. Per event it keeps typed
- * columns, interned strings and the event's JSON text, so a million events fit in a
- * few hundred MB and the full event is decoded only when someone looks at it.
+ * columns, interned strings and where the event's JSON text is (read back from its
+ * file, for an events file), so a million events fit in a few hundred MB and the full
+ * event is decoded only when someone looks at it.
  */
 export class EventStore {
   readonly size: number;
