@@ -2,8 +2,8 @@
  * An event store as two binary blobs, for the self-contained HTML export. The first
  * holds a JSON header (string tables, sources, where each column is, the JSON text
  * of the few events the model reads while it is built: faults and checks) and the
- * typed columns as they are; the second every event's JSON text as UTF-8, most of
- * the bytes, which only details and text search need. The page rebuilds the very
+ * typed columns in compact form (see ColumnLayout); the second every event's JSON
+ * text as UTF-8, which only details and text search need. The page rebuilds the very
  * same EventStore from the first (no parsing per event) and draws, and takes the
  * second in later. Browser-safe: no Node import (compression is the caller's).
  */
