@@ -110,10 +110,13 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   return out.subarray(0, o);
 }
 
+/** Written into the inflater directly: a Blob's stream would carry the bytes through the browser process first, in small chunks. */
 async function gunzip(base64: string): Promise<Uint8Array> {
-  const bytes = fromBase64(base64);
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const inflate = new DecompressionStream('gzip');
+  const writer = inflate.writable.getWriter();
+  const written = writer.write(fromBase64(base64)).then(() => writer.close());
+  const [out] = await Promise.all([new Response(inflate.readable).arrayBuffer(), written]);
+  return new Uint8Array(out);
 }
 
 function embedded(id: string): string {

@@ -37,6 +37,8 @@ interface Selection extends EventRef {
 export interface TimelineHook {
   /** The first frame with data has been drawn. */
   ready: boolean;
+  /** When (performance.now()) the first frame with data had been painted and committed; undefined until then. */
+  paintedMs: number | undefined;
   frames: number;
   stats: DrawStats | undefined;
   /** The last window's round trip: request, the host's aggregation, the answer checked. */
@@ -705,6 +707,15 @@ export class TimelineApp {
     const stats = this.renderer.draw(scene);
     this.hook.frames++;
     this.hook.stats = stats;
+    if (!this.hook.ready) {
+      // A task posted from the frame's callback runs once that frame has been painted and committed, before idle work.
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        this.hook.paintedMs = performance.now();
+        channel.port1.close();
+      };
+      channel.port2.postMessage(null);
+    }
     this.hook.ready = true;
     this.hook.axis = this.state.axis;
     this.hook.view = this.view;
@@ -783,6 +794,7 @@ export class TimelineApp {
   private createHook(): TimelineHook {
     return {
       ready: false,
+      paintedMs: undefined,
       frames: 0,
       stats: undefined,
       windowMs: 0,

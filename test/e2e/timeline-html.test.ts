@@ -58,7 +58,7 @@ function expectedFrom(eventsFile: string): Expected {
   };
 }
 
-function hook(page: Page): Promise<Omit<TimelineHook, 'setView' | 'select' | 'idle' | 'drawNow'>> {
+function hook(page: Page): Promise<Omit<TimelineHook, 'setView' | 'select' | 'idle' | 'drawNow' | 'paintedMs'>> {
   return page.evaluate(() => {
     const h = window.__ddbenchTimeline;
     if (h === undefined) throw new Error('no timeline hook');

@@ -229,6 +229,16 @@ describe('timeline model', () => {
     }
     assert.deepEqual(copy.nodes, store.nodes);
   });
+
+  it('packs every column of a store exactly, whichever way each is stored (constant, narrowed, as differences, floats transposed)', () => {
+    const { store } = runOf([...busyRun(3000, 5), ...faultyRun()]);
+    const { store: copy } = unpackStore(packStore(store).columns);
+    for (const name of ['ts', 'dur', 'node', 'kind', 'level', 'flags', 'msg', 'msgId', 'peer', 'trace', 'spanId', 'parentSpan', 'vcOff', 'vcLen', 'vcKey', 'vcVal'] as const) {
+      assert.equal(copy[name].constructor, store[name].constructor, name);
+      assert.deepEqual(Array.from(copy[name]), Array.from(store[name]), name);
+    }
+    for (let i = 0; i < store.size; i++) assert.deepEqual(copy.origin(i), store.origin(i));
+  });
 });
 
 describe('timeline live run', () => {

@@ -2,8 +2,8 @@
  * An event store as two binary blobs, for the self-contained HTML export. The first
  * holds a JSON header (string tables, sources, where each column is, the JSON text
  * of the few events the model reads while it is built: faults and checks) and the
- * typed columns as they are; the second every event's JSON text as UTF-8, most of
- * the bytes, which only details and text search need. The page rebuilds the very
+ * typed columns in compact form (see ColumnLayout); the second every event's JSON
+ * text as UTF-8, which only details and text search need. The page rebuilds the very
  * same EventStore from the first (no parsing per event) and draws, and takes the
  * second in later. Browser-safe: no Node import (compression is the caller's).
  */
@@ -11,16 +11,45 @@ import { TextArena } from '../events/arena';
 import { EventStore, kindCode, type StoreColumns } from '../events/store';
 
 const MAGIC = 'ddbench-store';
-const VERSION = 2;
+const VERSION = 3;
 
-type Typed = Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
-const CONSTRUCTORS = { f64: Float64Array, u32: Uint32Array, i32: Int32Array, u16: Uint16Array, u8: Uint8Array } as const;
+type Typed = Float64Array | Uint32Array | Int32Array | Uint16Array | Int16Array | Uint8Array | Int8Array;
+const CONSTRUCTORS = { f64: Float64Array, u32: Uint32Array, i32: Int32Array, u16: Uint16Array, i16: Int16Array, u8: Uint8Array, i8: Int8Array } as const;
 type ColumnType = keyof typeof CONSTRUCTORS;
+/** Integer types by width, for storing a column in the narrowest that holds it. */
+const NARROW: readonly { type: ColumnType; min: number; max: number }[] = [
+  { type: 'u8', min: 0, max: 0xff },
+  { type: 'i8', min: -0x80, max: 0x7f },
+  { type: 'u16', min: 0, max: 0xffff },
+  { type: 'i16', min: -0x8000, max: 0x7fff },
+  { type: 'u32', min: 0, max: 0xffffffff },
+  { type: 'i32', min: -0x80000000, max: 0x7fffffff },
+];
+
+/**
+ * How one column is stored: `const` (every value the same, no bytes), `delta` (an
+ * integer column as the differences of neighbours, when they need fewer bytes), or `plain`; integers in
+ * the narrowest type that holds what is stored, floats byte-transposed (all first bytes,
+ * then all second bytes, ...), which gzip compresses far better. Fewer bytes in the
+ * page are less for the browser to parse, decode and inflate before the first frame.
+ */
+interface ColumnLayout {
+  name: string;
+  /** The store's type of the column. */
+  type: ColumnType;
+  length: number;
+  enc: 'const' | 'delta' | 'plain';
+  /** The type it is stored as (its delta's, for `delta`). */
+  stored: ColumnType;
+  offset: number;
+  /** The value of a `const` column. */
+  value?: number;
+}
 
 interface Header {
   magic: string;
   v: number;
-  columns: { name: string; type: ColumnType; offset: number; length: number }[];
+  columns: ColumnLayout[];
   strings: Pick<StoreColumns, 'nodes' | 'texts' | 'messageIds' | 'traceIds' | 'spanIds' | 'sources' | 'bad' | 'badCount'> & { epochOriginUs: number | null };
   /** [start in the text blob, JSON text] of the events the model reads while it is built. */
   early: [number, string][];
@@ -30,11 +59,8 @@ interface Header {
 const EARLY_KINDS = new Set([kindCode('fault'), kindCode('check')]);
 
 function typeOf(column: Typed): ColumnType {
-  if (column instanceof Float64Array) return 'f64';
-  if (column instanceof Uint32Array) return 'u32';
-  if (column instanceof Int32Array) return 'i32';
-  if (column instanceof Uint16Array) return 'u16';
-  return 'u8';
+  for (const [name, ctor] of Object.entries(CONSTRUCTORS)) if (column instanceof ctor) return name as ColumnType;
+  throw new Error('not a typed column');
 }
 
 /** The store's columns through its public API (the store keeps its own private). */
@@ -72,6 +98,71 @@ function columnsOf(store: EventStore): { columns: Record<string, Typed>; text: U
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
+function narrowest(min: number, max: number): ColumnType {
+  const fit = NARROW.find((t) => min >= t.min && max <= t.max);
+  if (fit === undefined) throw new Error(`no integer type holds ${min}..${max}`);
+  return fit.type;
+}
+
+/** The column as stored: its layout (offset still to place) and its bytes. */
+function encodeColumn(name: string, column: Typed): { layout: Omit<ColumnLayout, 'offset'>; bytes: Uint8Array } {
+  const type = typeOf(column);
+  const base = { name, type, length: column.length };
+  // Only values JSON keeps as they are (not NaN, infinities or -0) go in the header.
+  const first = column.length > 0 ? column[0] : NaN;
+  if (Number.isFinite(first) && !Object.is(first, -0) && column.every((x) => Object.is(x, first))) return { layout: { ...base, enc: 'const', stored: type, value: first }, bytes: new Uint8Array(0) };
+  if (column.length === 0) return { layout: { ...base, enc: 'plain', stored: type }, bytes: new Uint8Array(0) };
+  if (type === 'f64') {
+    const raw = new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
+    const n = column.length;
+    const out = new Uint8Array(raw.length);
+    for (let i = 0; i < n; i++) for (let b = 0; b < 8; b++) out[b * n + i] = raw[i * 8 + b];
+    return { layout: { ...base, enc: 'plain', stored: type }, bytes: out };
+  }
+  let min = Infinity;
+  let max = -Infinity;
+  // The first value is stored as it is, the rest as differences.
+  let dmin = column[0];
+  let dmax = column[0];
+  for (let i = 0; i < column.length; i++) {
+    min = Math.min(min, column[i]);
+    max = Math.max(max, column[i]);
+    if (i > 0) {
+      const d = column[i] - column[i - 1];
+      dmin = Math.min(dmin, d);
+      dmax = Math.max(dmax, d);
+    }
+  }
+  const deltaType = narrowest(dmin, dmax);
+  const plainType = narrowest(min, max);
+  const delta = CONSTRUCTORS[deltaType].BYTES_PER_ELEMENT < CONSTRUCTORS[plainType].BYTES_PER_ELEMENT;
+  const stored = delta ? deltaType : plainType;
+  const out = new CONSTRUCTORS[stored](column.length);
+  for (let i = 0; i < column.length; i++) out[i] = delta && i > 0 ? column[i] - column[i - 1] : column[i];
+  return { layout: { ...base, enc: delta ? 'delta' : 'plain', stored }, bytes: new Uint8Array(out.buffer, out.byteOffset, out.byteLength) };
+}
+
+/** The store's column back from its stored form. */
+function decodeColumn(c: ColumnLayout, body: ArrayBuffer): Typed {
+  const out = new CONSTRUCTORS[c.type](c.length);
+  if (c.enc === 'const') return out.fill(c.value ?? 0);
+  if (c.type === 'f64') {
+    const raw = new Uint8Array(body, c.offset, c.length * 8);
+    const bytes = new Uint8Array(out.buffer);
+    const n = c.length;
+    for (let b = 0; b < 8; b++) for (let i = 0, at = b * n; i < n; i++) bytes[i * 8 + b] = raw[at + i];
+    return out;
+  }
+  const stored = new CONSTRUCTORS[c.stored](body, c.offset, c.length);
+  if (c.enc === 'plain') {
+    out.set(stored);
+    return out;
+  }
+  let sum = 0;
+  for (let i = 0; i < c.length; i++) out[i] = sum += stored[i];
+  return out;
+}
+
 export interface PackedStore {
   columns: Uint8Array;
   text: Uint8Array;
@@ -79,11 +170,14 @@ export interface PackedStore {
 
 export function packStore(store: EventStore): PackedStore {
   const { columns, text } = columnsOf(store);
-  const layout: Header['columns'] = [];
+  const layout: ColumnLayout[] = [];
+  const parts: Uint8Array[] = [];
   let offset = 0;
   for (const [name, column] of Object.entries(columns)) {
-    layout.push({ name, type: typeOf(column), offset, length: column.length });
-    offset = align8(offset + column.byteLength);
+    const encoded = encodeColumn(name, column);
+    layout.push({ ...encoded.layout, offset });
+    parts.push(encoded.bytes);
+    offset = align8(offset + encoded.bytes.length);
   }
   const early: Header['early'] = [];
   for (let i = 0; i < store.size; i++) if (EARLY_KINDS.has(store.kind[i])) early.push([columns.rawStart[i], store.rawText(i)]);
@@ -109,10 +203,7 @@ export function packStore(store: EventStore): PackedStore {
   const out = new Uint8Array(bodyStart + offset);
   new DataView(out.buffer).setUint32(0, head.length, true);
   out.set(head, 4);
-  for (const c of layout) {
-    const column = columns[c.name];
-    out.set(new Uint8Array(column.buffer, column.byteOffset, column.byteLength), bodyStart + c.offset);
-  }
+  layout.forEach((c, k) => out.set(parts[k], bodyStart + c.offset));
   return { columns: out, text };
 }
 
@@ -150,11 +241,11 @@ export function unpackStore(blob: Uint8Array): UnpackedStore {
   if (header.magic !== MAGIC || header.v !== VERSION) throw new Error(`the embedded data is not a version ${VERSION} event store`);
   const bodyStart = align8(4 + headLength);
   // Copied out so every typed view is aligned, whatever the blob's own offset.
-  const body = blob.slice(bodyStart);
+  const body = blob.slice(bodyStart).buffer;
   const col = <T extends ColumnType>(name: string, type: T): InstanceType<(typeof CONSTRUCTORS)[T]> => {
     const c = header.columns.find((x) => x.name === name);
     if (c === undefined || c.type !== type) throw new Error(`the embedded data has no ${type} column ${name}`);
-    return new CONSTRUCTORS[type](body.buffer, c.offset, c.length) as InstanceType<(typeof CONSTRUCTORS)[T]>;
+    return decodeColumn(c, body) as InstanceType<(typeof CONSTRUCTORS)[T]>;
   };
   const ts = col('ts', 'f64');
   const { epochOriginUs, ...strings } = header.strings;
