@@ -94,7 +94,8 @@ export class ClusterClient {
       byOwner.get(owner).push(e);
     }
     const out = [];
-    for (const [owner, cmds] of byOwner) out.push(await this.send(owner, 'Pipeline', { cmds }, 3000));
+    // Generous: a pipeline of hundreds of keys can take seconds to cross a loaded machine's containers.
+    for (const [owner, cmds] of byOwner) out.push(await this.send(owner, 'Pipeline', { cmds }, 15000));
     return out.every((r) => r.ok && r.results.every((x) => x.ok));
   }
 
