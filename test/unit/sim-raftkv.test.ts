@@ -25,6 +25,14 @@ describe('simulation: raftkv', function () {
     });
   }
 
+  it('lets the thread\'s timers run between seeds, so a live cluster in the same process is not starved', async () => {
+    const target = await prepareTarget(raftkv, raftkv.dir, 'basic');
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 0);
+    await searchSeeds(target, { seeds: 3, onSeed: (r) => order.push(`seed ${r.seed}`) });
+    assert.ok(order.indexOf('timer') >= 0 && order.indexOf('timer') < order.indexOf('seed 3'), order.join(', '));
+  });
+
   it('replays a seed byte for byte, and other seeds differ', async () => {
     const scenario = catalog.bugs.find((b) => b.system === raftkv.id)!.manifest.reproducer.scenario;
     const target = await prepareTarget(raftkv, raftkv.dir, scenario);

@@ -37,6 +37,8 @@ export async function searchSeeds(target: SimTarget, opts: SeedSearchOptions): P
   const nondeterministic: number[] = [];
   for (let i = 0; i < opts.seeds && !opts.signal?.aborted; i++) {
     const seed = from + i;
+    // A seed runs on promises alone; between seeds the thread's timers and sockets get a turn, so a live cluster in this process (the editor's, a test's) is not starved.
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const run = await runSimTrial(target, { seed, sim: opts.sim });
     if (opts.checkDeterminism) {
       const again = await runSimTrial(target, { seed, sim: opts.sim });
