@@ -16,9 +16,9 @@ import {
   type UiState,
   type WindowData,
 } from '../../src/core/timeline/protocol';
-import { HostClient } from './client';
+import { HostClient, type TimelineHost } from './client';
 import { DetailsPanel } from './details';
-import type { TimelineHost } from './host';
+
 import { actionFor, SHORTCUTS, type Action } from './keys';
 import { contentHeight, GUTTER, layoutRows, type RowBox } from './layout';
 import { Minimap } from './minimap';
