@@ -15,7 +15,7 @@ import { AttemptRecord, StudyLine } from '../../src/core/study/schema';
 import { ATTEMPTS_FILE, workspaceRecordsDir } from '../../src/core/study/store';
 import { allText, call, KEY } from '../helpers/agent-fixture';
 import { ScriptedOpenAIServer } from '../helpers/scripted-openai-server';
-import { prepareSuite, reloadWindow, runCommand, waitUntil, UI_TIMEOUT, Workbench } from './workbench';
+import { prepareSuite, reloadWindow, runCommand, SCREEN, waitUntil, webviewFrame, UI_TIMEOUT, Workbench } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-agent');
@@ -62,7 +62,7 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
       artifacts,
       settings: {},
       folder: ws,
-      viewport: { width: 1500, height: 950 },
+      viewport: SCREEN,
       checkInstalled: (dir) => assert.ok(fs.existsSync(path.join(dir, 'dist', 'media', 'agent.js')), 'the VSIX ships the panel'),
     });
     // The status bar item appears once the extension has activated, so its commands are known.
@@ -132,6 +132,7 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
     const verdict = await card.innerText();
     for (const line of [/^lock-waiter-lease-expiry #\d+ \(seed \d+\): pass$/m, /^regression basic: 2\/2 passed$/m, /^regression failover: 2\/2 passed$/m]) assert.match(verdict, line);
     assert.match(await panel.locator('.totals').innerText(), /^3 steps · 1 attempts · [\d,]+ tokens · cost n\/a/);
+    await wb!.docScreenshot('agent-panel');
 
     // The patch opened beside the panel, which kept the focus.
     const diffTab = page.locator('.tabs-container .tab', { hasText: `${path.basename(file)}: workspace ↔ agent attempt 1 (editable)` });
@@ -190,16 +191,7 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
   });
 });
 
-/** The agent panel's frame (webviews are nested iframes; the ISSUE.md preview is one too). */
-async function agentFrame(wb: Workbench): Promise<Frame> {
-  const found = await waitUntil(
-    'the agent panel',
-    async () => {
-      for (const f of wb.page.frames()) if (await f.$('#app details.settings').catch(() => null)) return f;
-      return undefined;
-    },
-    (f) => f !== undefined,
-    UI_TIMEOUT,
-  );
-  return found!;
+/** The agent panel's frame. */
+function agentFrame(wb: Workbench): Promise<Frame> {
+  return webviewFrame(wb.page, 'the agent panel', '#app details.settings');
 }

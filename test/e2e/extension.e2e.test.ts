@@ -9,6 +9,7 @@ import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import type { CodeServerDirs } from './codeServer';
 import {
   collectTreeLabels,
+  ddbenchWebview,
   editorText,
   focusView,
   prepareSuite,
@@ -16,6 +17,7 @@ import {
   reloadWindow,
   rowLabels,
   runCommand,
+  SCREEN,
   sidebarPane,
   treeRows,
   waitForWorkbench,
@@ -47,7 +49,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       artifacts,
       // Two reproducer trials keep the reproducer step short; the count itself is not under test.
       settings: { 'ddbench.workspacesDir': workspacesDir, 'ddbench.reproducer.trials': 2 },
-      viewport: { width: 1400, height: 900 },
+      viewport: SCREEN,
       checkInstalled: (installed) => {
         for (const part of ['package.json', 'dist/extension.js', 'bugs']) {
           assert.ok(fs.existsSync(path.join(installed, part)), `the installed VSIX lacks ${part}`);
@@ -113,6 +115,8 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     await page.keyboard.press('Control+Shift+E');
     await treeRows(page.locator('.part.sidebar .explorer-folders-view')).filter({ hasText: 'ISSUE.md' }).first().waitFor({ timeout: UI_TIMEOUT });
     await screenshot('bug-workspace');
+    await focusView(page, 'Bugs');
+    await wb!.docScreenshot('bugs-view');
   });
 
   describe('in the bug workspace', () => {
@@ -206,7 +210,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     });
 
     /** The timeline webview's page (VS Code nests it in two iframes). */
-    const timelineFrame = () => page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+    const timelineFrame = () => ddbenchWebview(page);
     const timelineHook = () =>
       timelineFrame()
         .locator('body')
@@ -225,7 +229,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       assert.ok(hook.counts.arrows > 0 && (hook.stats?.arrows ?? 0) > 0, 'message arrows');
       assert.deepEqual(hook.errors, []);
       assert.match(await page.locator('.tabs-container .tab.active').innerText(), /Timeline: .* · seed \d+/);
-      await screenshot('timeline');
+      await wb!.docScreenshot('timeline', { maximized: true });
     });
 
     it('the timeline jumps to an event\'s source line in the editor', async () => {
