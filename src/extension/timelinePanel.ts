@@ -7,7 +7,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DDBENCH_DIR, type WorkspaceInfo } from '../core/bugs/workspace';
+import type { WorkspaceInfo } from '../core/bugs/workspace';
+import { DDBENCH_DIR } from '../core/paths';
 import type { Event } from '../core/events/event';
 import { UserError } from '../core/errors';
 import { LiveRun } from '../core/timeline/live';
