@@ -137,7 +137,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     });
 
     it('Launch Cluster (the Cluster view\'s welcome button) starts every node', async () => {
-      await page.locator('.part.activitybar [aria-label="DDBench"]').first().click();
+      await focusView(page, 'Cluster');
       await clusterPane().getByRole('button', { name: 'Launch Cluster' }).click();
       await waitForNodes('every node running', (n) => new RegExp(`^${n} running$`));
       await waitForStatusBar(`${system} ${nodes.length}/${nodes.length} running`);
