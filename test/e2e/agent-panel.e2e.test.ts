@@ -15,7 +15,7 @@ import { AttemptRecord, StudyLine } from '../../src/core/study/schema';
 import { ATTEMPTS_FILE, workspaceRecordsDir } from '../../src/core/study/store';
 import { allText, call, KEY } from '../helpers/agent-fixture';
 import { ScriptedOpenAIServer } from '../helpers/scripted-openai-server';
-import { prepareSuite, reloadWindow, runCommand, SCREEN, waitUntil, webviewFrame, UI_TIMEOUT, Workbench } from './workbench';
+import { prepareSuite, reloadWindow, runCommand, waitUntil, webviewFrame, UI_TIMEOUT, Workbench } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-agent');
@@ -62,7 +62,7 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
       artifacts,
       settings: {},
       folder: ws,
-      viewport: SCREEN,
+      viewport: { width: 1500, height: 950 },
       checkInstalled: (dir) => assert.ok(fs.existsSync(path.join(dir, 'dist', 'media', 'agent.js')), 'the VSIX ships the panel'),
     });
     // The status bar item appears once the extension has activated, so its commands are known.

@@ -17,7 +17,6 @@ import {
   reloadWindow,
   rowLabels,
   runCommand,
-  SCREEN,
   sidebarPane,
   treeRows,
   waitForWorkbench,
@@ -49,7 +48,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       artifacts,
       // Two reproducer trials keep the reproducer step short; the count itself is not under test.
       settings: { 'ddbench.workspacesDir': workspacesDir, 'ddbench.reproducer.trials': 2 },
-      viewport: SCREEN,
+      viewport: { width: 1400, height: 900 },
       checkInstalled: (installed) => {
         for (const part of ['package.json', 'dist/extension.js', 'bugs']) {
           assert.ok(fs.existsSync(path.join(installed, part)), `the installed VSIX lacks ${part}`);
@@ -229,7 +228,12 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       assert.ok(hook.counts.arrows > 0 && (hook.stats?.arrows ?? 0) > 0, 'message arrows');
       assert.deepEqual(hook.errors, []);
       assert.match(await page.locator('.tabs-container .tab.active').innerText(), /Timeline: .* · seed \d+/);
-      await wb!.docScreenshot('timeline', { maximized: true });
+      // Redrawn at the new size: two frames for the resize to reach the page, then no request in flight.
+      const redrawn = () => timelineFrame().locator('body').evaluate(async () => {
+        for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+        await window.__ddbenchTimeline?.idle();
+      });
+      await wb!.docScreenshot('timeline', { maximized: true, settle: redrawn });
     });
 
     it('the timeline jumps to an event\'s source line in the editor', async () => {

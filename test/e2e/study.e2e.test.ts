@@ -11,7 +11,7 @@ import { openWorkspace } from '../../src/core/bugs/workspace';
 import { loadRecords } from '../../src/core/study/collect';
 import { consentHash } from '../../src/core/study/participant';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { prepareSuite, pickQuickItem, runCommand, SCREEN, UI_TIMEOUT, webviewFrame, Workbench } from './workbench';
+import { prepareSuite, pickQuickItem, runCommand, UI_TIMEOUT, webviewFrame, Workbench } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-study');
@@ -39,7 +39,7 @@ describe('e2e: a study attempt in the editor (code-server + headless Chromium)',
       artifacts,
       settings: { 'ddbench.reproducer.trials': 1, 'ddbench.study.consentText': CONSENT, 'ddbench.study.timeLimitMinutes': 30 },
       folder: ws,
-      viewport: SCREEN,
+      viewport: { width: 1500, height: 950 },
     });
     page = wb.page;
     await page.locator('.part.statusbar', { hasText: 'raftkv stopped' }).waitFor({ timeout: UI_TIMEOUT });

@@ -16,8 +16,8 @@ const root = path.resolve(__dirname, '..', '..');
  */
 export const UI_TIMEOUT = Number(process.env.DDBENCH_E2E_UI_TIMEOUT_MS ?? '') || 90_000;
 
-/** The window size of the suites that take the README's screenshots. */
-export const SCREEN = { width: 1280, height: 800 };
+/** The window size of the README's screenshots. */
+const DOC_SCREEN = { width: 1280, height: 800 };
 
 /**
  * Where the README's screenshots are written besides the artifacts, when set:
@@ -154,20 +154,26 @@ export class Workbench {
   }
 
   /**
-   * A screenshot the README shows: in the artifacts like any other, and as
-   * `<name>.png` in DDBENCH_SCREENSHOTS when that is set. With `maximized`, the
-   * active editor group fills the editor area for the picture and is restored after.
+   * A screenshot the README shows, taken with the window at 1280x800: in the
+   * artifacts like any other, and as `<name>.png` in DDBENCH_SCREENSHOTS when that is
+   * set. With `maximized`, the active editor group fills the editor area for the
+   * picture; `settle` waits for what the new size changes (a webview's redraw).
+   * The window is restored after.
    */
-  async docScreenshot(name: string, opts: { maximized?: boolean } = {}): Promise<void> {
+  async docScreenshot(name: string, opts: { maximized?: boolean; settle?: () => Promise<unknown> } = {}): Promise<void> {
+    const size = this.page.viewportSize();
     if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximized Editor Group');
-    // Two frames, so the workbench has laid out what the command changed.
-    await this.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+    await this.page.setViewportSize(DOC_SCREEN);
+    await nextFrames(this.page);
+    await opts.settle?.();
     await this.screenshot(name);
     if (docsImages !== undefined) {
       fs.mkdirSync(docsImages, { recursive: true });
       await this.page.screenshot({ path: path.join(docsImages, `${name}.png`) });
     }
+    if (size !== null) await this.page.setViewportSize(size);
     if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximized Editor Group');
+    await nextFrames(this.page);
   }
 
   async close(): Promise<void> {
@@ -196,6 +202,11 @@ export async function webviewFrame(page: Page, what: string, selector: string): 
     UI_TIMEOUT,
   );
   return found!;
+}
+
+/** Two frames of the workbench, by which it has laid itself out for a change of size or layout. */
+async function nextFrames(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
 
 export async function waitForWorkbench(page: Page): Promise<void> {
