@@ -156,13 +156,13 @@ export class Workbench {
   /**
    * A screenshot the README shows, taken with the window at 1280x800: in the
    * artifacts like any other, and as `<name>.png` in DDBENCH_SCREENSHOTS when that is
-   * set. With `maximized`, the active editor group fills the editor area for the
+   * set. With `maximized`, the active editor group fills the editor area (there are two groups) for the
    * picture; `settle` waits for what the new size changes (a webview's redraw).
    * The window is restored after.
    */
   async docScreenshot(name: string, opts: { maximized?: boolean; settle?: () => Promise<unknown> } = {}): Promise<void> {
     const size = this.page.viewportSize();
-    if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximized Editor Group');
+    if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximize Editor Group');
     await this.page.setViewportSize(DOC_SCREEN);
     await nextFrames(this.page);
     await opts.settle?.();
@@ -172,7 +172,7 @@ export class Workbench {
       await this.page.screenshot({ path: path.join(docsImages, `${name}.png`) });
     }
     if (size !== null) await this.page.setViewportSize(size);
-    if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximized Editor Group');
+    if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximize Editor Group');
     await nextFrames(this.page);
   }
 
