@@ -132,7 +132,11 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
     const verdict = await card.innerText();
     for (const line of [/^lock-waiter-lease-expiry #\d+ \(seed \d+\): pass$/m, /^regression basic: 2\/2 passed$/m, /^regression failover: 2\/2 passed$/m]) assert.match(verdict, line);
     assert.match(await panel.locator('.totals').innerText(), /^3 steps · 1 attempts · [\d,]+ tokens · cost n\/a/);
+    // The README's picture shows the run, so the settings are folded away for it.
+    const settings = panel.locator('details.settings > summary');
+    await settings.click();
     await wb!.docScreenshot('agent-panel');
+    await settings.click();
 
     // The patch opened beside the panel, which kept the focus.
     const diffTab = page.locator('.tabs-container .tab', { hasText: `${path.basename(file)}: workspace ↔ agent attempt 1 (editable)` });
