@@ -38,7 +38,9 @@ export function webviewColumn(): vscode.ViewColumn {
 
 /** The group for code opened from a DDBench webview: not the webviews' own. */
 export function codeColumn(): vscode.ViewColumn {
-  return ddbenchColumn() === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+  const column = ddbenchColumn() === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+  // A group not there yet: Beside makes it and leaves the focus alone, where a column number would move it there.
+  return column > vscode.window.tabGroups.all.length ? vscode.ViewColumn.Beside : column;
 }
 
 function ddbenchColumn(): vscode.ViewColumn | undefined {
