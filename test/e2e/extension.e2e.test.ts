@@ -137,7 +137,8 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
 
     it('Launch Cluster (the Cluster view\'s welcome button) starts every node', async () => {
       await focusView(page, 'Cluster');
-      await clusterPane().getByRole('button', { name: 'Launch Cluster' }).click();
+      // The welcome button; the focused view's title bar has a Launch Cluster action too.
+      await clusterPane().locator('.monaco-button', { hasText: 'Launch Cluster' }).click();
       await waitForNodes('every node running', (n) => new RegExp(`^${n} running$`));
       await waitForStatusBar(`${system} ${nodes.length}/${nodes.length} running`);
       await screenshot('cluster-running');
@@ -227,7 +228,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       assert.ok(hook.rows.includes('harness'));
       assert.ok(hook.counts.arrows > 0 && (hook.stats?.arrows ?? 0) > 0, 'message arrows');
       assert.deepEqual(hook.errors, []);
-      assert.match(await page.locator('.tabs-container .tab.active').innerText(), /Timeline: .* · seed \d+/);
+      assert.match(await page.locator('.editor-group-container.active .tab.active').innerText(), /Timeline: .* · seed \d+/);
       // Redrawn at the new size: two frames for the resize to reach the page, then no request in flight.
       const redrawn = () => timelineFrame().locator('body').evaluate(async () => {
         for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
