@@ -15,6 +15,7 @@ import { commandValidate, type ValidateOpts } from './commands/validate';
 import { commandVerify, type VerifyOpts } from './commands/verify';
 import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
 import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
+import { AGENT_DEFAULTS, CONDITIONS, Protocol } from '../core/agent/config';
 import { packageRoot } from '../core/paths';
 import { withBackendOptions } from './backend';
 import { EXIT, parseCount, parseNumber, runCommand, type RunOpts } from './output';
@@ -176,15 +177,15 @@ program
   .option('--concurrency <c>', 'runs at once', parseCount('--concurrency', 1), 1)
   .option('--shard <i/n>', "run only this machine's share: every n-th run from i (0-based; Kubernetes: $JOB_COMPLETION_INDEX/<completions>)")
   .option('--out <dir>', 'records, run workspaces and the report go here', 'ddbench-bench')
-  .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI)')
-  .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY)')
+  .option('--base-url <url>', `OpenAI-compatible endpoint (default: $${AGENT_DEFAULTS.baseUrlEnv}, else OpenAI)`)
+  .option('--api-key-env <name>', `environment variable holding the API key (default: ${AGENT_DEFAULTS.apiKeyEnv})`)
   .option('--trials <n>', "live trials per verification (default: each bug's)", parseCount('--trials', 1))
   .option('--max-steps <n>', 'model turns per run', parseCount('--max-steps', 1))
   .option('--max-attempts <n>', 'submissions verified per run', parseCount('--max-attempts', 1))
   .option('--max-cost <usd>', 'cost limit per run in US dollars', parseUsd)
   .option('--protocol <p>', 'auto, tools or text')
   .option('--json', 'machine-readable output')
-  .action((o: BenchOpts) => runCommand(() => commandBench(o, version)));
+  .action((o: BenchOpts) => runCommand(() => commandBench(o)));
 
 program
   .command('demo')
@@ -197,20 +198,20 @@ program
   .description('an LLM agent investigates the bug, proposes patches and submits them for verification (on a scratch copy, never the workspace) until one is verified or a limit is reached; exit 0 when a patch was verified')
   .argument('<bug|dir>', 'a bug id (opens or reuses its default workspace) or a workspace folder')
   .requiredOption('--model <name>', 'model name as the endpoint knows it (gpt-4o, qwen2.5-coder:32b, ...)')
-  .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or https://api.openai.com/v1)')
-  .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY)')
-  .addOption(new Option('--condition <c>', 'what the agent is given').choices(['symptom-only', 'context-augmented']).default('symptom-only'))
-  .addOption(new Option('--protocol <p>', 'tool calling, the text-action protocol, or tools with a fallback to text').choices(['auto', 'tools', 'text']).default('auto'))
-  .option('--max-steps <n>', 'model turns (default 40)', parseCount('--max-steps', 1))
-  .option('--max-attempts <n>', 'submissions (default 3)', parseCount('--max-attempts', 1))
-  .option('--max-tokens <n>', 'prompt + completion tokens (default 1000000)', parseCount('--max-tokens', 1))
-  .option('--max-cost <usd>', 'US dollars, from the price table (default 2)', parseNumber('--max-cost', 0))
-  .option('--max-minutes <m>', 'wall-clock time (default 30)', parseNumber('--max-minutes', 0.02))
+  .option('--base-url <url>', `OpenAI-compatible endpoint (default: $${AGENT_DEFAULTS.baseUrlEnv} or ${AGENT_DEFAULTS.baseUrl})`)
+  .option('--api-key-env <name>', `environment variable holding the API key (default: ${AGENT_DEFAULTS.apiKeyEnv})`)
+  .addOption(new Option('--condition <c>', 'what the agent is given').choices(CONDITIONS).default(AGENT_DEFAULTS.condition))
+  .addOption(new Option('--protocol <p>', 'tool calling, the text-action protocol, or tools with a fallback to text').choices(Protocol.options).default(AGENT_DEFAULTS.protocol))
+  .option('--max-steps <n>', `model turns (default ${AGENT_DEFAULTS.limits.maxSteps})`, parseCount('--max-steps', 1))
+  .option('--max-attempts <n>', `submissions (default ${AGENT_DEFAULTS.limits.maxAttempts})`, parseCount('--max-attempts', 1))
+  .option('--max-tokens <n>', `prompt + completion tokens (default ${AGENT_DEFAULTS.limits.maxTokens})`, parseCount('--max-tokens', 1))
+  .option('--max-cost <usd>', `US dollars, from the price table (default ${AGENT_DEFAULTS.limits.maxCostUsd})`, parseNumber('--max-cost', 0))
+  .option('--max-minutes <m>', `wall-clock time (default ${AGENT_DEFAULTS.limits.maxWallMs / 60_000})`, parseNumber('--max-minutes', 0.02))
   .option('--trials <n>', "live reproducer trials per verification (default: the bug's)", parseCount('--trials', 1))
   .option('--regression-trials <n>', 'trials of each regression check per verification (default 2)', parseCount('--regression-trials', 1))
   .option('--temperature <t>', 'sampling temperature (default: the endpoint\'s)', parseNumber('--temperature', 0))
-  .option('--timeout <s>', 'seconds without a byte from the endpoint before a request fails (default 120)', parseNumber('--timeout', 0.1))
-  .option('--evidence-budget <tokens>', 'tokens of evidence (context bundle and evidence tools) per run (default 40000)', parseCount('--evidence-budget', 1000))
+  .option('--timeout <s>', `seconds without a byte from the endpoint before a request fails (default ${AGENT_DEFAULTS.timeoutMs / 1000})`, parseNumber('--timeout', 0.1))
+  .option('--evidence-budget <tokens>', `tokens of evidence (context bundle and evidence tools) per run (default ${AGENT_DEFAULTS.evidenceBudgetTokens})`, parseCount('--evidence-budget', 1000))
   .option('--prices <file>', 'JSON price table: {"model": {"input": USD/1M tokens, "output": ..., "cachedInput": ...}}')
   .option('--json', 'machine-readable result (verified, attempts, steps, tokens, patch, trajectory, ...)')
   .action((target: string, o: AgentOpts) => runCommand(() => commandAgent(target, o)));

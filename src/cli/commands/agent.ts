@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
-import { runAgent } from '../../core/agent/agent';
-import { AgentSettings, type AgentSettingsInput } from '../../core/agent/config';
+import { AgentSettings, endpointFromEnv, type AgentSettingsInput } from '../../core/agent/config';
 import type { AgentEvent } from '../../core/agent/events';
 import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
-import { recordAgentRun } from '../../core/study/agent';
+import { runAgentAndRecord } from '../../core/study/agent';
 import type { BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say } from '../output';
 import { workspaceFor } from './up';
@@ -31,12 +30,10 @@ export interface AgentOpts extends BackendOpts {
 
 /** `ddbench agent`: the agent investigates, patches and submits until a patch is verified or a limit is reached. */
 export async function commandAgent(target: string, o: AgentOpts): Promise<number> {
-  const keyEnv = o.apiKeyEnv ?? 'OPENAI_API_KEY';
-  const apiKey = process.env[keyEnv] || undefined;
-  if (o.apiKeyEnv && !apiKey) throw new UserError(`--api-key-env ${o.apiKeyEnv}: that environment variable is not set`);
+  const { baseUrl, apiKey, apiKeyEnv } = endpointFromEnv(o);
   const input: AgentSettingsInput = {
     model: o.model,
-    baseUrl: o.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+    baseUrl,
     condition: o.condition as AgentSettingsInput['condition'],
     protocol: o.protocol as AgentSettingsInput['protocol'],
     ...(o.temperature !== undefined && { temperature: o.temperature }),
@@ -58,15 +55,14 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
   const checked = AgentSettings.safeParse(input);
   if (!checked.success) throw new UserError(`invalid agent options: ${checked.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
   const dir = await workspaceFor(target);
-  if (!apiKey) progress(`ddbench agent: no API key (${keyEnv} is not set); fine for a local server that needs none`);
+  if (!apiKey) progress(`ddbench agent: no API key (${apiKeyEnv} is not set); fine for a local server that needs none`);
 
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
-    const result = await runAgent({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal: controller.signal, onEvent: printEvent });
     // Recorded beside people's attempts in the workspace, for `ddbench report` and the comparison view.
-    await recordAgentRun(dir, result, checked.data.baseUrl);
+    const { result } = await runAgentAndRecord({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal: controller.signal, onEvent: printEvent });
     if (o.json) printJson(result);
     else {
       const t = result.totals;
