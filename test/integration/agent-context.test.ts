@@ -3,9 +3,9 @@ import { runAgent } from '../../src/core/agent/agent';
 import type { AgentSettingsInput } from '../../src/core/agent/config';
 import { readTrajectory } from '../../src/core/agent/trajectory';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
-import { liveHostProcesses } from '../helpers/processes';
-import { AGENT_BUGSET, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace } from '../helpers/agent-fixture';
-import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../helpers/scripted-openai-server';
+import { liveHostProcesses } from '../support/processes';
+import { AGENT_BUGSET, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace } from '../support/agent-fixture';
+import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai-server';
 
 /**
  * The context-augmented condition with its real collaborators: the bundle up front, and

@@ -5,8 +5,8 @@ import { readTrajectory } from '../../src/core/agent/trajectory';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import type { EventInput } from '../../src/core/events/event';
 import type { EventRecord } from '../../src/core/events/record';
-import { AGENT_BUGSET, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace } from '../helpers/agent-fixture';
-import { FakeChatModel, FakeEvidenceRunner, FakeVerifier, type FakeReply, type FakeRequest } from '../helpers/agent-fakes';
+import { AGENT_BUGSET, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace } from '../support/agent-fixture';
+import { FakeChatModel, FakeEvidenceRunner, FakeVerifier, type FakeReply, type FakeRequest } from '../support/agent-fakes';
 
 /** What a failing trial of the counter shows: each Add of 1 raises the total by 2, and the harness's check fails. Numbered as the runtime numbers them. */
 function counterEvents(adds: number): EventRecord[] {

@@ -7,8 +7,8 @@ import type { AgentEvent } from '../../src/core/agent/events';
 import { LlmError } from '../../src/core/agent/llm';
 import { readTrajectory } from '../../src/core/agent/trajectory';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
-import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace, textAction } from '../helpers/agent-fixture';
-import { FAKE_USAGE, FakeChatModel, FakeVerifier, type FakeReply, type FakeRequest } from '../helpers/agent-fakes';
+import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace, textAction } from '../support/agent-fixture';
+import { FAKE_USAGE, FakeChatModel, FakeVerifier, type FakeReply, type FakeRequest } from '../support/agent-fakes';
 
 const wrongFix = { path: 'src/total.mjs', edits: [{ search: 'return total + amount * 2;', replace: 'return total + amount + 1;' }] };
 const rightFix = { path: 'src/total.mjs', edits: [{ search: '  return total + amount * 2;', replace: '  return total + amount;' }] };

@@ -7,9 +7,9 @@ import { agentAttemptRecord, endpointOf, runAgentAndRecord } from '../../src/cor
 import { loadRecords } from '../../src/core/study/collect';
 import { AttemptRecord } from '../../src/core/study/schema';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { AGENT_BUGSET, call, COUNTER_BUG, openTestWorkspace } from '../helpers/agent-fixture';
-import { FakeChatModel, FakeVerifier } from '../helpers/agent-fakes';
-import { REF_FIX } from './study-fixtures';
+import { AGENT_BUGSET, call, COUNTER_BUG, openTestWorkspace } from '../support/agent-fixture';
+import { FakeChatModel, FakeVerifier } from '../support/agent-fakes';
+import { REF_FIX } from '../support/study-fixtures';
 
 describe("study: an agent run as an attempt record", () => {
   let ws: Awaited<ReturnType<typeof openTestWorkspace>>;

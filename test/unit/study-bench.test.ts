@@ -8,9 +8,9 @@ import { agentJobRunner, jobDir } from '../../src/core/study/bench-agent';
 import { loadRecords } from '../../src/core/study/collect';
 import type { AttemptRecord } from '../../src/core/study/schema';
 import { appendRecords } from '../../src/core/study/store';
-import { AGENT_BUGSET, call, COUNTER_BUG } from '../helpers/agent-fixture';
-import { FakeChatModel, FakeVerifier } from '../helpers/agent-fakes';
-import { agent } from './study-fixtures';
+import { AGENT_BUGSET, call, COUNTER_BUG } from '../support/agent-fixture';
+import { FakeChatModel, FakeVerifier } from '../support/agent-fakes';
+import { agent } from '../support/study-fixtures';
 
 const plan = { bugs: ['b1', 'b2'], models: ['m1', 'm2'], conditions: ['symptom-only', 'context-augmented'] as const, repeats: 2 };
 
