@@ -119,12 +119,8 @@ describe('agent: the loop on a fixture bug (real client and verification)', func
         textAction('submit', '{"explanation": "doubled amount"}'),
       ],
     });
-    assert.equal(result.verified, true, result.error);
-    assert.equal(result.protocol, 'text');
-    assert.equal(requests[0]!.tools?.length, 1 + 4, 'the first request offered tools');
-    assert.equal(requests[1]!.tools, undefined, 'later requests do not');
-    assert.match(String(requests[1]!.messages[0]!.content), /one fenced block whose info string is the tool name/);
-    assert.match(lastMessage(requests[3]!), /^Result of propose_edit:\napplied 1 block\(s\) to src\/total\.mjs/);
+    // How the loop switches is tested with a fake model; here the real client recognises vLLM's refusal and the fix is verified.
+    assert.deepEqual([result.verified, result.protocol, requests.map((r) => r.tools !== undefined)], [true, 'text', [true, false, false, false]]);
     const { records } = readTrajectory(result.trajectory);
     assert.ok(records.some((r) => r.type === 'protocol' && r.protocol === 'text' && /tool choice/.test(r.reason)));
   });
