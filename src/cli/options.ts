@@ -73,10 +73,10 @@ function numeric(ok: (n: number) => boolean, message: string) {
 }
 
 export function count(flag: string, min: number) {
-  return numeric((n) => Number.isInteger(n) && n >= min, `${flag} must be a whole number >= ${min}.`);
+  return numeric((n) => Number.isInteger(n) && n >= min, `${flag} must be a whole number >= ${min}`);
 }
 
-export function number(flag: string, min: number, message = `${flag} must be a number >= ${min}.`) {
+export function number(flag: string, min: number, message = `${flag} must be a number >= ${min}`) {
   return numeric((n) => Number.isFinite(n) && n >= min, message);
 }
 
@@ -137,7 +137,7 @@ export const clusterBackendOptions = optionGroup(
       backend: backendName,
       dockerImage: text,
       dockerMemory: count('--docker-memory', 16).optional(),
-      dockerCpus: numeric((n) => Number.isFinite(n) && n > 0, '--docker-cpus must be a number > 0 (0.5 is half a core).').optional(),
+      dockerCpus: numeric((n) => Number.isFinite(n) && n > 0, '--docker-cpus must be a number > 0 (0.5 is half a core)').optional(),
     })
     .transform((o): { backend: BackendOptions } => ({ backend: backendOptions({ backend: o.backend, image: o.dockerImage, memoryMb: o.dockerMemory, cpus: o.dockerCpus }) })),
 );
@@ -165,7 +165,7 @@ export function limitOptions(help: { maxSteps: string; maxAttempts: string; maxT
       maxSteps: count('--max-steps', 1).optional(),
       maxAttempts: count('--max-attempts', 1).optional(),
       maxTokens: count('--max-tokens', 1).optional(),
-      maxCost: number('--max-cost', 0, '--max-cost must be an amount in US dollars >= 0, e.g. 0.5.').optional(),
+      maxCost: number('--max-cost', 0, '--max-cost must be an amount in US dollars >= 0, e.g. 0.5').optional(),
       maxMinutes: number('--max-minutes', 0.02).optional(),
     }),
   );

@@ -16,9 +16,14 @@ export function trialName(t: Pick<TrialResult, 'index' | 'seed'>): string {
   return `trial ${t.index + 1} (seed ${t.seed})`;
 }
 
-/** A trial folder's title (the timeline's tab, the run picker): "<scenario> trial 1 (seed 1) · fail: why". */
-export function trialTitle(t: Pick<TrialResult, 'index' | 'seed' | 'scenario' | 'verdict' | 'reason'>): string {
-  return `${t.scenario} ${trialName(t)} · ${t.verdict}${t.reason !== undefined ? `: ${t.reason}` : ''}`;
+/** A trial among others (the run picker): "<scenario> trial 1 · seed 1". */
+export function trialLabel(t: Pick<TrialResult, 'index' | 'seed' | 'scenario'>): string {
+  return `${t.scenario} trial ${t.index + 1} · seed ${t.seed}`;
+}
+
+/** A trial folder's title (the timeline's tab): "<scenario> trial 1 · seed 1 · fail: why". */
+export function trialTitle(t: Pick<TrialResult, 'index' | 'seed' | 'scenario' | 'reason'> & { verdict: string }): string {
+  return `${trialLabel(t)} · ${t.verdict}${t.reason !== undefined ? `: ${t.reason}` : ''}`;
 }
 
 /** One line per finished trial: "<scenario> trial 1  FAIL     seed 1  2.3s  why". */
