@@ -37,7 +37,21 @@ export function optionGroup<S extends z.ZodType>(options: readonly Option[], sch
 export function options<G extends OptionGroup<unknown>[]>(...groups: G): OptionGroup<Intersection<Parsed<G[number]>>> {
   return {
     declare: (command) => groups.reduce((c, g) => g.declare(c), command),
-    parse: (values) => Object.assign({}, ...groups.map((g) => g.parse(values))) as Intersection<Parsed<G[number]>>,
+    parse: (values) => {
+      // Every group's bad values at once, not one group's at a time.
+      const problems: string[] = [];
+      const parsed = groups.map((g) => {
+        try {
+          return g.parse(values);
+        } catch (err) {
+          if (!(err instanceof UserError)) throw err;
+          problems.push(err.message);
+          return undefined;
+        }
+      });
+      if (problems.length > 0) throw new UserError(problems.join('; '));
+      return Object.assign({}, ...parsed) as Intersection<Parsed<G[number]>>;
+    },
   };
 }
 
