@@ -5,7 +5,7 @@ import { backendFor } from '../../src/core/cluster/backend';
 import { clusterBackendOptions } from '../../src/cli/options';
 import type { BackendOptions } from '../../src/core/cluster/backend';
 import { parseSettings, SETTINGS } from '../../src/extension/settings';
-import { systemJson } from './helpers/bugset';
+import { systemJson } from '../support/bugset';
 
 /** How a backend is chosen and configured, from system.json, the command line and the settings; no engine needed. */
 describe('docker backend options', () => {
