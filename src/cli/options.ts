@@ -17,9 +17,9 @@ export interface OptionGroup<T> {
   parse(values: Record<string, unknown>): T;
 }
 
-type Parsed<G> = G extends OptionGroup<infer T> ? T : never;
+/** The parsed options of a group. */
+export type OptionsOf<G> = G extends OptionGroup<infer T> ? T : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
-export type OptionsOf<G> = Parsed<G>;
 
 /** A group from its options and the schema of their values (keys are commander's attribute names). */
 export function optionGroup<S extends z.ZodType>(options: readonly Option[], schema: S): OptionGroup<z.output<S>> {
@@ -34,7 +34,7 @@ export function optionGroup<S extends z.ZodType>(options: readonly Option[], sch
 }
 
 /** Several groups as one: their options in order, their values side by side. */
-export function options<G extends OptionGroup<unknown>[]>(...groups: G): OptionGroup<Intersection<Parsed<G[number]>>> {
+export function options<G extends OptionGroup<unknown>[]>(...groups: G): OptionGroup<Intersection<OptionsOf<G[number]>>> {
   return {
     declare: (command) => groups.reduce((c, g) => g.declare(c), command),
     parse: (values) => {
@@ -50,7 +50,7 @@ export function options<G extends OptionGroup<unknown>[]>(...groups: G): OptionG
         }
       });
       if (problems.length > 0) throw new UserError(problems.join('; '));
-      return Object.assign({}, ...parsed) as Intersection<Parsed<G[number]>>;
+      return Object.assign({}, ...parsed) as Intersection<OptionsOf<G[number]>>;
     },
   };
 }
