@@ -1,6 +1,6 @@
 // manual-failover-expiring-keys — CLUSTER FAILOVER, three times in a row, while the
 // shard's keys with a time to live are running out.
-import { connect, deadline, keyHashSlot } from './lib/client.mjs';
+import { connect, keyHashSlot } from './lib/client.mjs';
 
 const TEMPS = 900;
 const FIRST_TTL_MS = 2500;
@@ -39,7 +39,7 @@ export default {
     const perms = inShard('user:', 20);
     const temps = inShard('session:', TEMPS);
     t.check('permanent keys are written', await kv.pipelineSet(perms.map((key) => ({ key, value: `v-${key}` }))));
-    const allExpired = deadline(t, FIRST_TTL_MS + TEMPS * TTL_STEP_MS + 1000);
+    const allExpired = t.deadline(FIRST_TTL_MS + TEMPS * TTL_STEP_MS + 1000);
     t.check('keys with a time to live are written', await kv.pipelineSet(temps.map((key, i) => ({ key, value: 's', px: FIRST_TTL_MS + i * TTL_STEP_MS }))));
     t.check('replicas are in sync', (await kv.waitForReplicas(['n4', 'n5'])) !== null, { infos: await kv.infos() });
 
@@ -64,7 +64,7 @@ export default {
       const r = await kv.send(replica, 'ClusterFailover', {});
       t.check('CLUSTER FAILOVER is accepted', r.ok === true, { replica, reply: r });
       await won;
-      votedFor.set(master, deadline(t, REVOTE_MS));
+      votedFor.set(master, t.deadline(REVOTE_MS));
       t.note('manual failover done', { master: replica, dbsize: (await kv.send(replica, 'DbSize', {})).size ?? null, expiring: !allExpired.expired });
       t.check('the cluster is stable after the failover', await kv.waitForStable(30000), { master: replica });
     }
@@ -81,7 +81,7 @@ export default {
     const followed = await kv.waitForReplicas(['n1', 'n4'], 20000);
     t.check(`n1 and n4 follow ${last}`, followed !== null && followed.n1.master === last && followed.n4.master === last, { infos: await kv.infos() });
     // The active expire cycle reclaims a bounded number of keys per run, and the pauses of three failovers leave it a backlog.
-    const reclaim = deadline(t, 10000);
+    const reclaim = t.deadline(10000);
     let total;
     for (;;) {
       total = 0;
@@ -99,7 +99,7 @@ export default {
  * replica is ignored).
  */
 async function followsKnown(t, kv, replica, master, timeoutMs) {
-  const d = deadline(t, timeoutMs);
+  const d = t.deadline(timeoutMs);
   for (;;) {
     const info = await kv.send(replica, 'Info', {}, 1000);
     const seen = info.ok && info.role === 'replica' && info.master === master && info.replState === 'CONNECTED';

@@ -1,5 +1,5 @@
 // maintenance-then-outage — a follower is down for maintenance while a batch of writes goes on; then the power fails.
-import { brief, connect, converge, deadline } from './lib/client.mjs';
+import { brief, connect, converge } from './lib/client.mjs';
 
 export default {
   name: 'maintenance-then-outage',
@@ -35,7 +35,7 @@ export default {
       batch += 1;
       snapshotZxid = (await t.state(L)).snapshotZxid;
     }
-    const d = deadline(t, 10000);
+    const d = t.deadline(10000);
     while ((await t.state(A)).snapshotZxid !== snapshotZxid) {
       t.check('the follower writes the same snapshot', !d.expired, { follower: A, snapshotZxid });
       await t.sleep(50);
