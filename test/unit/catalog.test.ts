@@ -7,7 +7,7 @@ import { isWorkspace, openWorkspace, readWorkspace, resolveWorkspace } from '../
 import { workspaceDiff } from '../../src/core/verify/verify';
 import { UserError } from '../../src/core/errors';
 import { diffTrees } from '../../src/core/patch/unified';
-import { bugJson, buggySource, correctSource, systemJson, tempDir, writeFiles, writeToyBugSet } from './helpers/bugset';
+import { bugJson, buggySource, correctSource, systemJson, tempDir, writeFiles, writeToyBugSet } from '../support/bugset';
 
 function toyPatch(root: string): string {
   writeFiles(root, { 'a/src/node.mjs': correctSource, 'b/src/node.mjs': buggySource });
