@@ -57,7 +57,7 @@ export function clusterContext(cluster: Cluster, seed: number, nodes: readonly s
     harness('check', `progress: ${description}`, { ok: false, timeoutMs }, 'error');
     return new ProgressTimeout(description, timeoutMs);
   };
-  // Its expiry is a sleep's resolution, so a loop sees it at the same point of its run live and simulated.
+  // It expires as a sleep resolves, as the scenarios' own deadlines did, so their simulated schedules stay the same.
   const deadline = (ms: number): Deadline => {
     const d = { expired: false };
     void sleep(ms).then(() => {
