@@ -1,13 +1,14 @@
 import type { Event } from '../events/event';
 import type { Json } from '../../runtime/types';
-import type { ClusterClient, LinkFault, NodeInfo } from '../cluster/types';
+import type { ClusterControls, NodeInfo } from '../cluster/types';
 
 /**
  * What a reproducer scenario gets. A scenario module's default export is a
- * `Scenario`; it drives the cluster only through this context, so it runs live or
- * simulated unchanged. A failed `check` ends the trial with verdict `fail`.
+ * `Scenario`; it drives the cluster only through this context (the cluster's
+ * controls, plus waits and checks), so it runs live or simulated unchanged. A failed
+ * `check` ends the trial with verdict `fail`.
  */
-export interface ScenarioContext {
+export interface ScenarioContext extends ClusterControls {
   readonly seed: number;
   readonly nodes: readonly string[];
   /** Seeded randomness for the scenario's own choices. */
@@ -34,17 +35,6 @@ export interface ScenarioContext {
   background<T>(fn: () => Promise<T>): Promise<T>;
   events(): readonly Event[];
   nodeInfo(): NodeInfo[];
-  state(node: string): Promise<Json>;
-  client(name: string): Promise<ClusterClient>;
-  kill(node: string): Promise<void>;
-  restart(node: string): Promise<void>;
-  pause(node: string): Promise<void>;
-  resume(node: string): Promise<void>;
-  partition(groups: string[][]): void;
-  heal(): void;
-  addLinkFault(fault: LinkFault): void;
-  clearLinkFaults(): void;
-  skewClock(node: string, offsetMs: number): void;
   /** Records a harness note on the timeline. */
   note(msg: string, fields?: Record<string, Json>): void;
   /** Records an invariant check; throws InvariantViolation when `ok` is false. */
