@@ -15,6 +15,7 @@ import { LiveRun } from '../core/timeline/live';
 import { TimelineModel, type RunSource } from '../core/timeline/model';
 import { migrateUiState, ToHost, type ToWebview } from '../core/timeline/protocol';
 import { listTrials, loadRun } from '../core/timeline/runs';
+import { trialLabel } from '../core/verify/format';
 import { TimelineSession } from '../core/timeline/session';
 import type { ClusterSession } from './clusterSession';
 import { errorMessage, reportError } from './present';
@@ -103,7 +104,7 @@ export class TimelinePanel implements vscode.Disposable {
     const trials = root === undefined ? [] : listTrials(root);
     type Item = vscode.QuickPickItem & { dir?: string };
     const items: Item[] = trials.map((t) => ({
-      label: `${t.verdict === 'pass' ? '$(pass)' : '$(error)'} ${t.scenario} #${t.index} · seed ${t.seed}`,
+      label: `${t.verdict === 'pass' ? '$(pass)' : '$(error)'} ${trialLabel(t)}`,
       description: t.verdict + (t.reason !== undefined ? `: ${t.reason}` : ''),
       detail: t.run,
       dir: t.dir,

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { packageRoot } from '../../src/core/paths';
-import { liveHostProcesses } from '../helpers/processes';
+import { liveHostProcesses } from '../support/processes';
 
 const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
 
@@ -60,7 +60,7 @@ describe('ddbench CLI', function () {
 
     const human = ddbench(['repro', ws, '--trials', '1']);
     assert.equal(human.code, 1);
-    assert.match(human.stdout, /Evidence from trial #0/);
+    assert.match(human.stdout, /Evidence from trial 1 \(seed \d+\)/);
 
     const verify = ddbench(['verify', ws, '--reference', '--trials', '3', '--json']);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
