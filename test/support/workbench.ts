@@ -162,6 +162,8 @@ export class Workbench {
    */
   async docScreenshot(name: string, opts: { maximized?: boolean; settle?: () => Promise<unknown> } = {}): Promise<void> {
     const size = this.page.viewportSize();
+    // Toasts (a reproducer's verdict, say) would cover part of the picture.
+    await runCommand(this.page, 'Notifications: Clear All Notifications');
     if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximize Editor Group');
     await this.page.setViewportSize(DOC_SCREEN);
     await nextFrames(this.page);
