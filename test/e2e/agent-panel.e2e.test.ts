@@ -132,11 +132,6 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
     const verdict = await card.innerText();
     for (const line of [/^lock-waiter-lease-expiry #\d+ \(seed \d+\): pass$/m, /^regression basic: 2\/2 passed$/m, /^regression failover: 2\/2 passed$/m]) assert.match(verdict, line);
     assert.match(await panel.locator('.totals').innerText(), /^3 steps · 1 attempts · [\d,]+ tokens · cost n\/a/);
-    // The README's picture shows the run, so the settings are folded away for it.
-    const settings = panel.locator('details.settings > summary');
-    await settings.click();
-    await wb!.docScreenshot('agent-panel');
-    await settings.click();
 
     // The patch opened beside the panel, which kept the focus.
     const diffTab = page.locator('.tabs-container .tab', { hasText: `${path.basename(file)}: workspace ↔ agent attempt 1 (editable)` });
@@ -144,6 +139,11 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
     await waitUntil('the panel to keep the focus', () => page.locator('.editor-group-container.active .tab.active').innerText(), (t) => t.includes('DDBench Agent'), UI_TIMEOUT);
     assert.equal(fs.readFileSync(path.join(ws, file), 'utf8').includes(fix), false, 'nothing reaches the workspace before Accept');
     await wb!.screenshot('diff-opened');
+    // The README's picture shows the run, so the settings are folded away for it.
+    const settings = panel.locator('details.settings > summary');
+    await settings.click();
+    await wb!.docScreenshot('agent-panel');
+    await settings.click();
 
     // The person edits the agent's version before accepting it.
     await page.locator('.monaco-diff-editor .editor.modified .view-lines').first().click();
