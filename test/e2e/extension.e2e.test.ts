@@ -234,6 +234,8 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
         for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
         await window.__ddbenchTimeline?.idle();
       });
+      // The picture is of the timeline, so the reproducer's output makes room for it.
+      await runCommand(page, 'View: Hide Panel');
       await wb!.docScreenshot('timeline', { maximized: true, settle: redrawn });
     });
 
