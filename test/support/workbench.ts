@@ -166,8 +166,8 @@ export class Workbench {
     await runCommand(this.page, 'Notifications: Clear All Notifications');
     if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximize Editor Group');
     await this.page.setViewportSize(DOC_SCREEN);
-    // The pointer where it hovers over nothing (a tab's hover would cover the picture).
-    await this.page.mouse.move(DOC_SCREEN.width / 2, 8);
+    // The pointer on the empty title bar, between the command centre and the layout buttons (a hover would cover the picture).
+    await this.page.mouse.move(1040, 16);
     await nextFrames(this.page);
     await opts.settle?.();
     await this.screenshot(name);
