@@ -2,8 +2,8 @@
  * Where DDBench's webviews open: one editor group beside the code. The first opens
  * beside the active editor; later ones join the group of the DDBench webview last
  * active, so the views share one group instead of splitting the editor further each
- * time. Code opened from a webview (a source line, a proposed patch) goes to the
- * other side.
+ * time. Code opened from a webview (a source line, the agent's trajectory) goes to
+ * the other side.
  */
 import * as vscode from 'vscode';
 
@@ -38,9 +38,7 @@ export function webviewColumn(): vscode.ViewColumn {
 
 /** The group for code opened from a DDBench webview: not the webviews' own. */
 export function codeColumn(): vscode.ViewColumn {
-  const column = ddbenchColumn() === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
-  // A group not there yet: Beside makes it and leaves the focus alone, where a column number would move it there.
-  return column > vscode.window.tabGroups.all.length ? vscode.ViewColumn.Beside : column;
+  return ddbenchColumn() === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
 }
 
 function ddbenchColumn(): vscode.ViewColumn | undefined {
