@@ -7,11 +7,13 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 // ssh2 (through dockerode) is bundled; its optional native parts (loaded in try/catch) stay out, so the VSIX needs no node_modules.
-const nodeExternals = ['vscode', 'cpu-features', '*.node'];
+const nodeExternals = ['cpu-features', '*.node'];
 
+// Only the extension bundle may leave `vscode` to its host: anywhere else an import of it must fail the build.
 const nodeBuilds = [
-  { entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' },
+  { entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist' },
+  { entryPoints: { 'sim-worker': 'src/core/sim/worker-entry.ts' }, outdir: 'dist' },
   { entryPoints: { 'runtime/live-host': 'src/runtime/live-host.ts' }, outdir: 'dist' },
 ];
 
@@ -44,7 +46,7 @@ async function main() {
   const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning' };
   const configs = nodeBuilds
     .filter((b) => Object.values(b.entryPoints).every((p) => fs.existsSync(p)))
-    .map((b) => ({ ...common, ...b, platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals }));
+    .map(({ external = [], ...b }) => ({ ...common, ...b, platform: 'node', format: 'cjs', target: 'node20', external: [...nodeExternals, ...external] }));
   const web = webviewEntries();
   if (Object.keys(web).length > 0) {
     // Always minified: a webview (and the HTML export, which inlines it) parses the whole bundle before its first paint.

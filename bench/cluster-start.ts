@@ -18,7 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { findSystem, loadCatalog } from '../src/core/bugs/catalog';
 import { BACKENDS, createCluster, type BackendName } from '../src/core/cluster';
-import { runScenarioTrials } from '../src/core/repro/runner';
+import { runScenarioTrials } from '../src/core/repro/trials';
 import { ensureLiveHost } from '../test/fixtures/live-host-build';
 
 function flag(name: string, fallback: string): string {

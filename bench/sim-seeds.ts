@@ -17,7 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { findSystem, loadCatalog, type SystemEntry } from '../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../src/core/bugs/workspace';
-import { runScenarioTrials } from '../src/core/repro/runner';
+import { runScenarioTrials } from '../src/core/repro/trials';
 import { searchSeedsInWorkers, workerScript } from '../src/core/sim/pool';
 import { runSimTrial } from '../src/core/sim/sim-trial';
 import { prepareTarget, prepareTargetFile, type SimTarget } from '../src/core/sim/target';

@@ -28,8 +28,5 @@ export function withBackendOptions(command: Command, { limits = true } = {}): Co
 }
 
 export function backendOptions(o: BackendOpts): BackendOptions {
-  return optionsOf(o.backend ?? 'process', {
-    ...(o.dockerImage !== undefined && { image: o.dockerImage }),
-    limits: { ...(o.dockerMemory !== undefined && { memoryMb: o.dockerMemory }), ...(o.dockerCpus !== undefined && { cpus: o.dockerCpus }) },
-  });
+  return optionsOf({ backend: o.backend, image: o.dockerImage, memoryMb: o.dockerMemory, cpus: o.dockerCpus });
 }

@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isMainThread } from 'node:worker_threads';
 import { commandAgent, type AgentOpts } from './commands/agent';
 import { commandBugs } from './commands/bugs';
 import { commandDemo } from './commands/demo';
@@ -18,7 +17,6 @@ import { commandBench, parseUsd, type BenchOpts } from './commands/bench';
 import { commandRecordsCheck, commandRecordsMerge, commandReport, type ReportOpts } from './commands/study-report';
 import { packageRoot } from '../core/paths';
 import { withBackendOptions } from './backend';
-import { runSimWorker } from '../core/sim/worker';
 import { EXIT, parseCount, parseNumber, runCommand, type RunOpts } from './output';
 
 const version = (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -224,6 +222,4 @@ for (const name of ['up', 'repro', 'verify', 'validate', 'agent', 'bench']) {
   if (command !== undefined) withBackendOptions(command, { limits: name !== 'agent' && name !== 'bench' });
 }
 
-// The bundle doubles as the simulation's worker script (see core/sim/pool.ts): any other thread running it is one.
-if (isMainThread) program.parseAsync(process.argv);
-else void runSimWorker();
+program.parseAsync(process.argv);

@@ -1,4 +1,5 @@
-import type { TrialsResult, TrialResult } from '../core/repro/runner';
+import type { TrialsResult } from '../core/repro/trials';
+import type { TrialResult } from '../core/scenario/verdict';
 import { formatEvent, trialEvidence } from '../core/repro/evidence';
 import { say } from './output';
 

@@ -1,7 +1,7 @@
 import type { Decision } from '../core/sim/decisions';
 import type { ShrunkSchedule } from '../core/sim/shrink';
 import type { SimTrialResult } from '../core/sim/sim-trial';
-import type { SimSummary, SimVerification } from '../core/sim/verification';
+import type { SimSummary, SimVerification } from '../core/verify/simulate';
 import { progress, say } from './output';
 
 function pct(x: number): string {

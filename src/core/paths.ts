@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+/** The folder in a bug workspace that holds DDBench's own files: runs, records, the workspace marker. */
+export const DDBENCH_DIR = '.ddbench';
+
 let cachedRoot: string | undefined;
 
 /**

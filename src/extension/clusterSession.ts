@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { BackendOptions } from '../core/cluster';
 import type { Cluster, NodeInfo } from '../core/cluster/types';
-import { launchWorkspaceCluster } from '../core/repro/launch';
+import { launchWorkspaceCluster } from '../core/cluster/launch';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { UserError } from '../core/errors';
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { DDBENCH_DIR, readWorkspace, type WorkspaceInfo } from '../core/bugs/workspace';
+import { readWorkspace, type WorkspaceInfo } from '../core/bugs/workspace';
+import { DDBENCH_DIR } from '../core/paths';
 import type { Cluster, NodeInfo, NodeStatus } from '../core/cluster/types';
 import { UserError } from '../core/errors';
 import { BugsTreeProvider, type BugsNode } from './bugsView';

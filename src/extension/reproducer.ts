@@ -1,7 +1,8 @@
 import type { BackendOptions } from '../core/cluster';
 import * as vscode from 'vscode';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
-import { runReproducer, type ReproResult, type TrialResult } from '../core/repro/runner';
+import { runReproducer, type ReproResult } from '../core/verify/reproduce';
+import type { TrialResult } from '../core/scenario/verdict';
 
 export interface ReproducerRun {
   workspace: WorkspaceInfo;

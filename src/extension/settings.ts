@@ -53,7 +53,7 @@ export function parseSettings(get: (key: string) => unknown): DDBenchSettings {
     trials: s.trials ?? undefined,
     concurrency: s.concurrency ?? undefined,
     inspect: s.inspect,
-    backend: backendOptions(s.backend, s.dockerImage.trim() === '' ? {} : { image: s.dockerImage.trim() }),
+    backend: backendOptions({ backend: s.backend, image: s.dockerImage }),
   };
 }
 

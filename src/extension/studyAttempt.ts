@@ -6,7 +6,7 @@ import type { Catalog } from '../core/bugs/catalog';
 import { findBug } from '../core/bugs/catalog';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { UserError } from '../core/errors';
-import { verifyFix, workspaceDiff } from '../core/repro/verify';
+import { verifyFix, workspaceDiff } from '../core/verify/verify';
 import { loadRecords } from '../core/study/collect';
 import { HumanAttempt, type EndStatus } from '../core/study/human';
 import { generateParticipantCode, participantCodeProblem } from '../core/study/participant';

@@ -6,7 +6,7 @@ import { findBug, findSystem, loadCatalog, type Catalog } from '../../src/core/b
 import { materialiseBuggySource, openWorkspace } from '../../src/core/bugs/workspace';
 import { applyUnifiedDiff } from '../../src/core/patch/unified';
 import { inPool } from '../../src/core/pool';
-import { verifyFix, type VerifyResult } from '../../src/core/repro/verify';
+import { verifyFix, type VerifyResult } from '../../src/core/verify/verify';
 import { liveHostProcesses } from '../helpers/processes';
 import { simulatedFailures } from '../helpers/simulated';
 

@@ -6,7 +6,7 @@ import type Docker from 'dockerode';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { BUILT_REPO, IMAGE_LABEL } from '../../src/core/cluster/docker/node-image';
 import { LABEL } from '../../src/core/cluster/docker/run-labels';
-import { validateBug } from '../../src/core/repro/verify';
+import { validateBug } from '../../src/core/verify/validate';
 import { dockerOrSkip } from '../helpers/docker';
 
 /**

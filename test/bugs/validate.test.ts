@@ -6,7 +6,7 @@ import { bugTableMarkdown, systemTableMarkdown } from '../../src/core/bugs/bug-t
 import { findSystem, loadCatalog, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { formatEvent, trialEvidence } from '../../src/core/repro/evidence';
-import { validateBug, type ValidationResult } from '../../src/core/repro/verify';
+import { validateBug, type ValidationResult } from '../../src/core/verify/validate';
 import { liveHostProcesses } from '../helpers/processes';
 import { simulatedFailures } from '../helpers/simulated';
 import { inPool } from '../../src/core/pool';

@@ -68,7 +68,7 @@ describe('e2e: simulated seeds in the editor (code-server + headless Chromium)',
       settings: {},
       folder: ws,
       viewport: { width: 1500, height: 950 },
-      checkInstalled: (dir) => assert.ok(fs.existsSync(path.join(dir, 'dist', 'cli.js')), 'the VSIX ships the CLI bundle the simulation workers run'),
+      checkInstalled: (dir) => assert.ok(fs.existsSync(path.join(dir, 'dist', 'sim-worker.js')), 'the VSIX ships the bundle the simulation workers run'),
     });
     page = wb.page;
     // The status bar item appears once the extension has activated, so its commands are known.

@@ -1,5 +1,5 @@
 import type { SystemEntry } from '../../src/core/bugs/catalog';
-import { simulate } from '../../src/core/sim/verification';
+import { simulate } from '../../src/core/verify/simulate';
 
 /** A scenario that failed over simulated seeds: its first failing seed and why. */
 export interface SimulatedFailure {

@@ -6,7 +6,7 @@ import { toolsFor, type ToolContext } from '../../src/core/agent/tools';
 import { readFile, search } from '../../src/core/agent/tools/files';
 import { costOf, DEFAULT_PRICES, priceOf } from '../../src/core/agent/pricing';
 import { loadCatalog } from '../../src/core/bugs/catalog';
-import { resolveWorkspace } from '../../src/core/repro/launch';
+import { resolveWorkspace } from '../../src/core/bugs/workspace';
 import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../helpers/agent-fixture';
 import { writeFiles } from './helpers/bugset';
 

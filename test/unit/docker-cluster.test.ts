@@ -14,7 +14,7 @@ import { BUILT_REPO, IMAGE_LABEL } from '../../src/core/cluster/docker/node-imag
 import { LABEL } from '../../src/core/cluster/docker/run-labels';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { UserError } from '../../src/core/errors';
-import { launchWorkspaceCluster } from '../../src/core/repro/launch';
+import { launchWorkspaceCluster } from '../../src/core/cluster/launch';
 import { Event } from '../../src/core/events/event';
 import type { Json } from '../../src/runtime/types';
 import { ensureLiveHost } from '../fixtures/live-host-build';

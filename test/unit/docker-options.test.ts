@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { Command } from 'commander';
 import { SystemManifest } from '../../src/core/bugs/manifest';
-import { backendFor } from '../../src/core/repro/backend';
+import { backendFor } from '../../src/core/cluster/backend';
 import { backendOptions, withBackendOptions, type BackendOpts } from '../../src/cli/backend';
 import { parseSettings, SETTINGS } from '../../src/extension/settings';
 import { systemJson } from './helpers/bugset';
@@ -47,7 +47,7 @@ describe('docker backend options', () => {
       backend: 'docker',
       docker: { image: 'node:20-slim', limits: { memoryMb: 256, cpus: 0.5 } },
     });
-    assert.deepEqual(backendOptions(parse([], { DDBENCH_BACKEND: 'docker' })), { backend: 'docker', docker: { limits: {} } });
+    assert.deepEqual(backendOptions(parse([], { DDBENCH_BACKEND: 'docker' })), { backend: 'docker', docker: {} });
     assert.throws(() => parse(['--backend', 'kubernetes']), /Allowed choices are process, docker/);
     assert.throws(() => parse(['--backend', 'docker', '--docker-cpus', '0']), /--docker-cpus must be a number > 0/);
   });

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { findBug, loadCatalog } from '../../src/core/bugs/catalog';
 import { openWorkspace } from '../../src/core/bugs/workspace';
 import { diffTrees } from '../../src/core/patch/unified';
-import { runReproducer } from '../../src/core/repro/runner';
-import { validateBug, verifyFix } from '../../src/core/repro/verify';
+import { runReproducer } from '../../src/core/verify/reproduce';
+import { validateBug } from '../../src/core/verify/validate';
+import { verifyFix } from '../../src/core/verify/verify';
 import { ensureLiveHost } from '../fixtures/live-host-build';
 import { tempDir, writeFiles } from './helpers/bugset';
 

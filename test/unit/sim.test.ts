@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { SystemEntry } from '../../src/core/bugs/catalog';
 import type { ClusterClient } from '../../src/core/cluster/types';
 import type { Event } from '../../src/core/events/event';
-import { clusterContext, ProgressTimeout } from '../../src/core/repro/context';
+import { clusterContext, ProgressTimeout } from '../../src/core/scenario/context';
 import { eventsDigest, writeEventsFile } from '../../src/core/sim/events-file';
 import type { SimOptionsInput } from '../../src/core/sim/options';
 import { searchSeeds, simulateSeeds, type SeedSearchResult } from '../../src/core/sim/seeds';
@@ -14,7 +14,7 @@ import { SimCluster } from '../../src/core/sim/sim-cluster';
 import { runSimTrial } from '../../src/core/sim/sim-trial';
 import { loadSystemModule } from '../../src/core/sim/system-module';
 import { prepareTargetFile } from '../../src/core/sim/target';
-import { seedsForConfidence } from '../../src/core/sim/verification';
+import { seedsForConfidence } from '../../src/core/verify/simulate';
 import type { Json, SystemModule } from '../../src/runtime/types';
 
 const fixtures = path.resolve(__dirname, '..', 'fixtures');

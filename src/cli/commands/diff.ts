@@ -1,4 +1,4 @@
-import { workspaceDiff } from '../../core/repro/verify';
+import { workspaceDiff } from '../../core/verify/verify';
 import { EXIT } from '../output';
 
 export async function commandDiff(dir: string): Promise<number> {

@@ -1,4 +1,4 @@
-import { runReproducer } from '../../core/repro/runner';
+import { runReproducer } from '../../core/verify/reproduce';
 import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say, withInterrupt, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';

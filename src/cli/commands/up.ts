@@ -4,7 +4,7 @@ import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { defaultWorkspacesDir, isWorkspace, openWorkspace, readWorkspace } from '../../core/bugs/workspace';
 import { UserError } from '../../core/errors';
 import { formatEvent } from '../../core/repro/evidence';
-import { launchWorkspaceCluster } from '../../core/repro/launch';
+import { launchWorkspaceCluster } from '../../core/cluster/launch';
 import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, progress, say } from '../output';
 

@@ -1,5 +1,5 @@
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
-import { validateBug, type ValidationResult } from '../../core/repro/verify';
+import { validateBug, type ValidationResult } from '../../core/verify/validate';
 import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say, type RunOpts } from '../output';
 import { trialLine } from '../report';

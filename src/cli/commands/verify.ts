@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { UserError } from '../../core/errors';
-import { verifyFix, type FixSource } from '../../core/repro/verify';
+import { verifyFix, type FixSource } from '../../core/verify/verify';
 import { backendOptions, type BackendOpts } from '../backend';
 import { EXIT, printJson, progress, say, withInterrupt, type RunOpts } from '../output';
 import { printFirstFailure, summaryLine, trialLine } from '../report';

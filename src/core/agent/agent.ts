@@ -2,10 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { changedFiles } from '../patch/unified';
-import { resolveWorkspace, runsDir, type ResolvedWorkspace } from '../repro/launch';
-import { newRunId } from '../repro/runid';
+import { resolveWorkspace, type ResolvedWorkspace } from '../bugs/workspace';
+import { runsDir } from '../bugs/runs';
+import { newRunId } from '../bugs/runs';
 import { backendOptions, type BackendOptions } from '../cluster';
-import { verifyFix, type VerifyResult } from '../repro/verify';
+import { verifyFix, type VerifyResult } from '../verify/verify';
 import { estimateTokens, EvidenceBudget } from './budget';
 import { AgentSettings, type AgentSettingsInput } from './config';
 import { captureFailure, contextBundle } from './context-bundle';
@@ -76,7 +77,7 @@ class AgentSession {
     private readonly opts: AgentRunOptions,
   ) {
     this.tools = toolsFor(settings.condition);
-    this.backend = backendOptions(settings.backend, settings.dockerImage === undefined ? {} : { image: settings.dockerImage });
+    this.backend = backendOptions({ backend: settings.backend, image: settings.dockerImage });
     this.llm = new ChatClient({ ...settings, apiKey: opts.apiKey });
     this.trajectory = new TrajectoryWriter(path.join(runDir, 'trajectory.jsonl'), opts.apiKey ? [opts.apiKey] : []);
     this.budget = new EvidenceBudget(settings.evidenceBudgetTokens);

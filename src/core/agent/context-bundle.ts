@@ -7,9 +7,11 @@ import type { BackendOptions } from '../cluster';
 import { EventKind } from '../events/event';
 import { loadTimeline } from '../events/load';
 import { queryEvents } from '../events/query';
-import { type ResolvedWorkspace, runsDir } from '../repro/launch';
-import { newRunId } from '../repro/runid';
-import { runScenarioTrials, type TrialResult } from '../repro/runner';
+import type { ResolvedWorkspace } from '../bugs/workspace';
+import { runsDir } from '../bugs/runs';
+import { newRunId } from '../bugs/runs';
+import { runScenarioTrials } from '../repro/trials';
+import type { TrialResult } from '../scenario/verdict';
 import type { EvidenceBudget } from './budget';
 import { eventLine, trialHeadline, type EvidenceRuns } from './tools/evidence-runs';
 

@@ -3,6 +3,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { z } from 'zod';
 import { UserError } from '../errors';
 import type { StreamDelta } from './events';
+import type { Usage } from './pricing';
 
 export interface EndpointConfig {
   baseUrl: string;
@@ -21,12 +22,6 @@ export interface ToolCall {
   name: string;
   /** As the model wrote them: JSON text, not yet checked. */
   arguments: string;
-}
-
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  cachedPromptTokens: number;
 }
 
 export interface ChatReply {

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { Usage } from './llm';
+
+/** The tokens one reply used, as the endpoint reported them. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedPromptTokens: number;
+}
 
 /** US dollars per million tokens. */
 export const Price = z.strictObject({

@@ -1,4 +1,4 @@
-import type { ResolvedWorkspace } from '../repro/launch';
+import type { ResolvedWorkspace } from '../bugs/workspace';
 import type { AgentSettings } from './config';
 
 /** The system prompt: the job, how it is judged, and what the model can and cannot do. */

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BugEntry, SystemEntry } from '../bugs/catalog';
-import { DDBENCH_DIR, materialiseBuggySource } from '../bugs/workspace';
+import { materialiseBuggySource } from '../bugs/workspace';
+import { DDBENCH_DIR } from '../paths';
 import { copyTree, listFiles } from '../patch/tree';
 import { diffTrees } from '../patch/unified';
 

@@ -1,6 +1,6 @@
 import { formatEvent, trialEvidence } from '../repro/evidence';
-import type { TrialsResult } from '../repro/runner';
-import type { VerifyResult } from '../repro/verify';
+import type { TrialsResult } from '../repro/trials';
+import type { VerifyResult } from '../verify/verify';
 import type { Attempt } from './events';
 
 /** One attempt's record from the verification result. */

@@ -3,9 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors';
+import { DDBENCH_DIR } from '../paths';
 import { copyTree } from '../patch/tree';
-import { applyUnifiedDiff } from '../patch/unified';
-import { findBug, findSystem, type BugEntry, type Catalog, type SystemEntry } from './catalog';
+import { applyUnifiedDiff, reverseUnifiedDiff } from '../patch/unified';
+import { findBug, findSystem, loadCatalog, type BugEntry, type Catalog, type SystemEntry } from './catalog';
 import { readManifest } from './manifest';
 
 /** What a workspace holds of its bug set: the source and the docs a user of the system would have. */
@@ -23,8 +24,6 @@ export interface WorkspaceInfo {
   bugId: string;
   system: string;
 }
-
-export const DDBENCH_DIR = '.ddbench';
 
 export function workspaceFile(dir: string): string {
   return path.join(dir, DDBENCH_DIR, 'workspace.json');
@@ -53,7 +52,17 @@ export async function openWorkspace(catalog: Catalog, bugId: string, destDir: st
 /** Writes the system's parts with the bug applied into `dest` (also used to rebuild a pristine buggy copy). */
 export function materialiseBuggySource(system: SystemEntry, bug: BugEntry, dest: string): void {
   copySystemParts(system, dest);
-  applyUnifiedDiff(dest, fs.readFileSync(path.join(bug.dir, 'bug.patch'), 'utf8'));
+  applyUnifiedDiff(dest, bugPatch(bug));
+}
+
+/** The patch that turns the system's correct source into the buggy one. */
+function bugPatch(bug: BugEntry): string {
+  return fs.readFileSync(path.join(bug.dir, 'bug.patch'), 'utf8');
+}
+
+/** The bug's reference fix: the reverse of its bug.patch. It never enters a workspace. */
+export function referenceFix(bug: BugEntry): string {
+  return reverseUnifiedDiff(bugPatch(bug));
 }
 
 /** Writes the system's correct parts into `dest`. */
@@ -82,4 +91,19 @@ export function defaultWorkspacesDir(): string {
 
 export function isWorkspace(dir: string): boolean {
   return fs.existsSync(workspaceFile(dir));
+}
+
+export interface ResolvedWorkspace {
+  info: WorkspaceInfo;
+  catalog: Catalog;
+  bug: BugEntry;
+  system: SystemEntry;
+}
+
+/** A workspace with its bug and system from the catalogue. */
+export async function resolveWorkspace(dir: string, catalog?: Catalog): Promise<ResolvedWorkspace> {
+  const info = await readWorkspace(dir);
+  const cat = catalog ?? (await loadCatalog());
+  const bug = findBug(cat, info.bugId);
+  return { info, catalog: cat, bug, system: findSystem(cat, bug.system) };
 }

@@ -1,6 +1,6 @@
 import type { Event } from '../events/event';
 import { readEventsFile } from '../events/read';
-import type { TrialResult } from './trial';
+import type { TrialResult } from '../scenario/verdict';
 
 export interface Evidence {
   /** The violated check or the reason the trial did not pass. */

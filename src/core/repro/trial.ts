@@ -4,28 +4,11 @@ import { createCluster, type BackendOptions } from '../cluster';
 import type { Json } from '../../runtime/types';
 import type { SystemEntry } from '../bugs/catalog';
 import { scenarioFile } from '../bugs/catalog';
-import { backendFor } from './backend';
-import { clusterContext, ProgressTimeout } from './context';
-import { InvariantViolation } from './scenario';
-import { loadScenario } from './scenario-loader';
+import { backendFor } from '../cluster/backend';
+import { clusterContext } from '../scenario/context';
+import { loadScenario } from '../scenario/loader';
+import { classify, TrialAborted, TrialTimeout, type TrialResult } from '../scenario/verdict';
 import { STATE_FILE, writeStateSnapshot } from './state-snapshot';
-
-/** The seed of a run or of the first trial when none is given. */
-export const DEFAULT_SEED = 1;
-
-export type Verdict = 'pass' | 'fail' | 'error' | 'timeout';
-
-export interface TrialResult {
-  index: number;
-  scenario: string;
-  seed: number;
-  verdict: Verdict;
-  durationMs: number;
-  /** Why it did not pass, in one line. */
-  reason?: string;
-  eventsFile: string;
-  violation?: { check: string; details: Record<string, Json> };
-}
 
 export interface TrialSpec {
   index: number;
@@ -81,22 +64,6 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   }
   fs.writeFileSync(path.join(spec.runDir, 'trial.json'), JSON.stringify(result, null, 2) + '\n');
   return result;
-}
-
-class TrialTimeout extends Error {}
-class TrialAborted extends Error {}
-
-/** The verdict an error from a trial stands for; the simulated trial uses it too. */
-export function classify(err: unknown): Pick<TrialResult, 'verdict' | 'reason' | 'violation'> {
-  if (err instanceof InvariantViolation) {
-    return { verdict: 'fail', reason: err.message, violation: { check: err.check, details: err.details } };
-  }
-  if (err instanceof ProgressTimeout) {
-    return { verdict: 'fail', reason: err.message, violation: { check: `progress: ${err.description}`, details: { timeoutMs: err.timeoutMs } } };
-  }
-  if (err instanceof TrialTimeout) return { verdict: 'timeout', reason: err.message };
-  if (err instanceof TrialAborted) return { verdict: 'error', reason: 'cancelled' };
-  return { verdict: 'error', reason: err instanceof Error ? err.message : String(err) };
 }
 
 function withTimeout(work: Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { SystemEntry } from '../bugs/catalog';
 import { packageRoot } from '../paths';
-import { DEFAULT_SEED } from '../repro/trial';
+import { DEFAULT_SEED } from '../bugs/runs';
 import { tally, type SeedSearchOptions, type SeedSearchResult } from './search';
 import type { SimTrialResult } from './sim-trial';
 import type { FromWorker, SimWorkerData, ToWorker } from './worker';
@@ -23,13 +23,13 @@ export interface WorkerTarget {
 
 /**
  * The script a worker runs: from source (tests and benchmarks under tsx) the worker
- * entry through tsx's loader; from a bundle, the CLI bundle, which turns into a worker
- * when started as one. None when neither exists (then seeds run in this thread).
+ * entry through tsx's loader; from a bundle, the simulation worker's own bundle. None
+ * when neither exists (then seeds run in this thread).
  */
 export function workerScript(): WorkerScript | undefined {
   if (__filename.endsWith('.ts')) return { file: path.join(__dirname, 'worker-entry.ts'), execArgv: ['--require', 'tsx/cjs'] };
-  const cli = path.join(packageRoot(), 'dist', 'cli.js');
-  return fs.existsSync(cli) ? { file: cli, execArgv: [] } : undefined;
+  const bundle = path.join(packageRoot(), 'dist', 'sim-worker.js');
+  return fs.existsSync(bundle) ? { file: bundle, execArgv: [] } : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Event } from '../events/event';
 import { UserError } from '../errors';
-import type { TrialResult } from '../repro/trial';
+import type { TrialResult } from '../scenario/verdict';
 import type { Decision } from './decisions';
 import { eventsDigest, writeEventsFile } from './events-file';
 import { SimOptions, type SimOptionsInput } from './options';

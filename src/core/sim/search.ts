@@ -1,4 +1,4 @@
-import type { Verdict } from '../repro/trial';
+import type { Verdict } from '../scenario/verdict';
 import type { SimOptionsInput } from './options';
 import type { SimTrialResult } from './sim-trial';
 

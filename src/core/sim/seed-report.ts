@@ -1,8 +1,8 @@
 // What the editor's "Run Simulated Seeds" shows: a seed search over the workspace's
 // reproducer, with each failing seed's verdict and reason (the search itself keeps only
 // the seed numbers), and how to ask for one ("200", "200 from 5000").
-import type { Verdict } from '../repro/trial';
-import { DEFAULT_SEED } from '../repro/trial';
+import type { Verdict } from '../scenario/verdict';
+import { DEFAULT_SEED } from '../bugs/runs';
 import type { SimTrialResult } from './sim-trial';
 import { simulateWorkspace, type WorkspaceSimOptions } from './workspace';
 

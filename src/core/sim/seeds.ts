@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { scenarioFile, type SystemEntry } from '../bugs/catalog';
-import { DEFAULT_SEED } from '../repro/trial';
+import { DEFAULT_SEED } from '../bugs/runs';
 import { eventsDigest } from './events-file';
 import { searchSeedsInWorkers, workerScript } from './pool';
 import { tally, type SeedSearchOptions, type SeedSearchResult } from './search';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { format } from 'node:util';
 import type { Event } from '../events/event';
 import type { Cluster, ClusterClient, LinkFault, NodeInfo, NodeStatus } from '../cluster/types';
-import type { ScenarioClock } from '../repro/context';
+import type { ScenarioClock } from '../scenario/context';
 import { createNodeRuntime, type NodeRuntimeHandle, type RuntimeHost } from '../../runtime/node-runtime';
 import type { RuntimeEvent } from '../../runtime/runtime-event';
 import type { Json, SystemModule, TimerHandle } from '../../runtime/types';

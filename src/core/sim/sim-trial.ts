@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { clusterContext } from '../repro/context';
-import { classify, type TrialResult, type Verdict } from '../repro/trial';
+import { clusterContext } from '../scenario/context';
+import { classify, type TrialResult, type Verdict } from '../scenario/verdict';
 import type { SimOptionsInput } from './options';
 import { SimCluster, type DriveResult } from './sim-cluster';
 import type { SimTarget } from './target';

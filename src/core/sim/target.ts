@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { scenarioFile, type SystemEntry } from '../bugs/catalog';
-import type { Scenario } from '../repro/scenario';
-import { loadScenario } from '../repro/scenario-loader';
+import type { Scenario } from '../scenario/scenario';
+import { loadScenario } from '../scenario/loader';
 import type { Json, SystemModule } from '../../runtime/types';
 import { loadSystemModule } from './system-module';
 

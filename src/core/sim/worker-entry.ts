@@ -1,4 +1,4 @@
-// The seed-search worker when running from source (tests, benchmarks under tsx); bundles use the CLI bundle.
+// The seed-search worker: bundled as dist/sim-worker.js, and run from source under tsx by tests and benchmarks.
 import { runSimWorker } from './worker';
 
 // tsx turns source maps on, which makes every log call format a mapped stack; the events are the same without.

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveWorkspace, runsDir } from '../repro/launch';
+import { resolveWorkspace } from '../bugs/workspace';
+import { runsDir } from '../bugs/runs';
 import type { SimOptionsInput } from './options';
 import { replaySeed, type ReplayResult, type ScheduleFile } from './replay';
 import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { AgentResult, Attempt as AgentAttempt, StopReason } from '../agent/events';
 import { readTrajectory } from '../agent/trajectory';
 import { packageRoot } from '../paths';
-import { resolveWorkspace } from '../repro/launch';
+import { resolveWorkspace } from '../bugs/workspace';
 import { patchStat } from './patch-metrics';
 import { SCHEMA_VERSION, type AttemptRecord, type AttemptStatus, type EndpointKind, type Verification } from './schema';
 import { appendRecords, ATTEMPTS_FILE, workspaceRecordsDir } from './store';

@@ -1,18 +1,12 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findBug, findSystem, type Catalog } from '../bugs/catalog';
-import { materialiseBuggySource } from '../bugs/workspace';
-import { applyUnifiedDiff, changedFiles, reverseUnifiedDiff } from '../patch/unified';
+import { materialiseBuggySource, referenceFix } from '../bugs/workspace';
+import { applyUnifiedDiff, changedFiles } from '../patch/unified';
 import type { BugInfo } from './report';
-
-/** The reference fix of a bug: the reverse of its bug.patch. */
-export function referenceFix(catalog: Catalog, bugId: string): string {
-  return reverseUnifiedDiff(fs.readFileSync(path.join(findBug(catalog, bugId).dir, 'bug.patch'), 'utf8'));
-}
 
 /** What a report needs of every bug in the set. */
 export function bugInfos(catalog: Catalog): Map<string, BugInfo> {
-  return new Map(catalog.bugs.map((b) => [b.id, { system: b.system, tier: b.tier, title: b.title, referenceFix: referenceFix(catalog, b.id) }]));
+  return new Map(catalog.bugs.map((b) => [b.id, { system: b.system, tier: b.tier, title: b.title, referenceFix: referenceFix(b) }]));
 }
 
 export interface ReferenceComparison {
@@ -31,7 +25,7 @@ export function materialiseComparison(catalog: Catalog, bugId: string, theirPatc
   const system = findSystem(catalog, bug.system);
   const refDir = path.join(dir, 'reference');
   const theirsDir = path.join(dir, 'yours');
-  const reference = referenceFix(catalog, bugId);
+  const reference = referenceFix(bug);
   materialiseBuggySource(system, bug, refDir);
   materialiseBuggySource(system, bug, theirsDir);
   applyUnifiedDiff(refDir, reference);

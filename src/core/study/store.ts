@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DDBENCH_DIR } from '../bugs/workspace';
+import { DDBENCH_DIR } from '../paths';
 import { UserError } from '../errors';
 import { StudyLine } from './schema';
 import { parseStudyLine, type LineProblemKind } from './versions';

@@ -1,5 +1,5 @@
-import type { TrialsResult } from '../repro/runner';
-import type { VerifyResult } from '../repro/verify';
+import type { TrialsResult } from '../repro/trials';
+import type { VerifyResult } from '../verify/verify';
 import { patchStat } from './patch-metrics';
 import type { CheckRun, Verification } from './schema';
 

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { DDBENCH_DIR } from '../bugs/workspace';
+import { DDBENCH_DIR } from '../paths';
 import { loadTimeline, resolveInputs, type LoadOptions } from '../events/load';
 import type { RunSource } from './model';
 

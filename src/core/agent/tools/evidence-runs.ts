@@ -6,7 +6,8 @@ import { loadTimeline } from '../../events/load';
 import type { EventStore } from '../../events/store';
 import { formatEvent } from '../../repro/evidence';
 import type { BackendOptions } from '../../cluster';
-import { runScenarioTrials, type TrialResult } from '../../repro/runner';
+import { runScenarioTrials } from '../../repro/trials';
+import type { TrialResult } from '../../scenario/verdict';
 import { STATE_FILE } from '../../repro/state-snapshot';
 import { ToolError } from '../scratch';
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { scenarioFile, type SystemEntry } from '../bugs/catalog';
-import type { Verdict } from '../repro/trial';
-import type { SimTrialResult } from './sim-trial';
-import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';
-import { snapshotSource } from './target';
+import type { Verdict } from '../scenario/verdict';
+import type { SimTrialResult } from '../sim/sim-trial';
+import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from '../sim/seeds';
+import { snapshotSource } from '../sim/target';
 
 /**
  * How many seeds verification runs. A fix that survives N seeds of a bug that fails

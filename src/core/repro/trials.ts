@@ -1,14 +1,12 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SystemEntry } from '../bugs/catalog';
-import type { BackendOptions } from '../cluster';
-import { MIN_SIM_SEEDS, simulate, type SimCheckOptions, type SimSummary } from '../sim/verification';
-import { resolveWorkspace, runsDir } from './launch';
-import { newRunId } from './runid';
-import { DEFAULT_SEED, runTrial, type TrialResult } from './trial';
+import type { BackendOptions } from '../cluster/backend';
+import { DEFAULT_SEED } from '../bugs/runs';
+import { runTrial } from './trial';
+import type { TrialResult } from '../scenario/verdict';
 import { inPool } from '../pool';
 
-export type { TrialResult, Verdict } from './trial';
 
 export interface TrialsOptions {
   trials: number;
@@ -65,29 +63,4 @@ export async function runScenarioTrials(
   );
   const ran = results.filter((r) => r !== undefined);
   return { scenario, trials: ran, passed: ran.filter((r) => r.verdict === 'pass').length, failed: ran.filter((r) => r.verdict !== 'pass').length };
-}
-
-export interface ReproResult extends TrialsResult {
-  bugId: string;
-  runDir: string;
-  /** The reproducer's simulated seeds on the same code (unless turned off). */
-  sim?: SimSummary;
-}
-
-/** Runs the bug's reproducer against the workspace's current code: live trials, then simulated seeds. */
-export async function runReproducer(dir: string, opts: Partial<TrialsOptions> & SimCheckOptions = {}): Promise<ReproResult> {
-  const ws = await resolveWorkspace(dir);
-  const runDir = path.join(runsDir(ws.info.dir), `repro-${newRunId()}`);
-  const trials = opts.trials ?? ws.bug.manifest.reproducer.trials;
-  const scenario = ws.bug.manifest.reproducer.scenario;
-  const r = await runScenarioTrials(ws.system, ws.info.dir, scenario, runDir, { ...opts, trials });
-  if (opts.sim === false || opts.signal?.aborted) return { bugId: ws.bug.id, runDir, ...r };
-  const sim = await simulate(ws.system, ws.info.dir, scenario, {
-    seeds: opts.simSeeds ?? MIN_SIM_SEEDS,
-    from: opts.seed,
-    concurrency: opts.concurrency,
-    signal: opts.signal,
-    onSeed: (t, done, total) => opts.onSimSeed?.('code', t, done, total),
-  });
-  return { bugId: ws.bug.id, runDir, ...r, sim };
 }

@@ -1,0 +1,36 @@
+import type { Json } from '../../runtime/types';
+import { ProgressTimeout } from './context';
+import { InvariantViolation } from './scenario';
+
+export type Verdict = 'pass' | 'fail' | 'error' | 'timeout';
+
+export interface TrialResult {
+  index: number;
+  scenario: string;
+  seed: number;
+  verdict: Verdict;
+  durationMs: number;
+  /** Why it did not pass, in one line. */
+  reason?: string;
+  eventsFile: string;
+  violation?: { check: string; details: Record<string, Json> };
+}
+
+/** A trial that ran past its scenario's budget. */
+export class TrialTimeout extends Error {}
+/** A trial cancelled by its caller. */
+export class TrialAborted extends Error {}
+
+/** The verdict an error from a trial stands for; the simulated trial uses it too. */
+export function classify(err: unknown): Pick<TrialResult, 'verdict' | 'reason' | 'violation'> {
+  if (err instanceof InvariantViolation) {
+    return { verdict: 'fail', reason: err.message, violation: { check: err.check, details: err.details } };
+  }
+  if (err instanceof ProgressTimeout) {
+    return { verdict: 'fail', reason: err.message, violation: { check: `progress: ${err.description}`, details: { timeoutMs: err.timeoutMs } } };
+  }
+  if (err instanceof TrialTimeout) return { verdict: 'timeout', reason: err.message };
+  if (err instanceof TrialAborted) return { verdict: 'error', reason: 'cancelled' };
+  return { verdict: 'error', reason: err instanceof Error ? err.message : String(err) };
+}
+
