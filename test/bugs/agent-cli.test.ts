@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { packageRoot } from '../../src/core/paths';
-import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, openTestWorkspace } from '../helpers/agent-fixture';
-import { liveHostProcesses } from '../helpers/processes';
-import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../helpers/scripted-openai-server';
+import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, openTestWorkspace } from '../support/agent-fixture';
+import { liveHostProcesses } from '../support/processes';
+import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../support/scripted-openai-server';
 
 const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
 

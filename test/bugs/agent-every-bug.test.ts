@@ -8,10 +8,10 @@ import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { packageRoot } from '../../src/core/paths';
 import { loadRecords } from '../../src/core/study/collect';
 import { Report } from '../../src/core/study/report';
-import { KEY } from '../helpers/agent-fixture';
-import { ORACLE_MODEL, oracleReplies } from '../helpers/oracle-model';
-import { liveHostProcesses } from '../helpers/processes';
-import { ScriptedOpenAIServer } from '../helpers/scripted-openai-server';
+import { KEY } from '../support/agent-fixture';
+import { ORACLE_MODEL, oracleReplies } from '../support/oracle-model';
+import { liveHostProcesses } from '../support/processes';
+import { ScriptedOpenAIServer } from '../support/scripted-openai-server';
 
 /**
  * `DDBENCH_AGENT=all` runs the agent on every bug of the set in both conditions (about

@@ -5,9 +5,9 @@ import { runAgent } from '../../src/core/agent/agent';
 import type { AgentSettingsInput } from '../../src/core/agent/config';
 import { readTrajectory } from '../../src/core/agent/trajectory';
 import { defaultBugsDir } from '../../src/core/bugs/catalog';
-import { allText, call, KEY, lastMessage, openTestWorkspace } from '../helpers/agent-fixture';
-import { liveHostProcesses } from '../helpers/processes';
-import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../helpers/scripted-openai-server';
+import { allText, call, KEY, lastMessage, openTestWorkspace } from '../support/agent-fixture';
+import { liveHostProcesses } from '../support/processes';
+import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai-server';
 
 const BUG = 'raftkv-lock-double-grant';
 

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { packageRoot } from '../../src/core/paths';
-import { liveHostProcesses } from '../helpers/processes';
+import { liveHostProcesses } from '../support/processes';
 
 const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
 

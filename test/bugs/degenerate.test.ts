@@ -7,8 +7,8 @@ import { materialiseBuggySource, openWorkspace } from '../../src/core/bugs/works
 import { applyUnifiedDiff } from '../../src/core/patch/unified';
 import { inPool } from '../../src/core/pool';
 import { verifyFix, type VerifyResult } from '../../src/core/verify/verify';
-import { liveHostProcesses } from '../helpers/processes';
-import { simulatedFailures } from '../helpers/simulated';
+import { liveHostProcesses } from '../support/processes';
+import { simulatedFailures } from '../support/simulated';
 
 /**
  * Patches that silence a bug's symptom without fixing its cause — refuse every request,

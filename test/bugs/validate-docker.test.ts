@@ -7,7 +7,7 @@ import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { BUILT_REPO, IMAGE_LABEL } from '../../src/core/cluster/docker/node-image';
 import { LABEL } from '../../src/core/cluster/docker/run-labels';
 import { validateBug } from '../../src/core/verify/validate';
-import { dockerOrSkip } from '../helpers/docker';
+import { dockerOrSkip } from '../support/docker';
 
 /**
  * The bug set validated on the docker backend: the reproducer fails on the buggy code in

@@ -7,8 +7,8 @@ import { findSystem, loadCatalog, type BugEntry, type Catalog } from '../../src/
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { formatEvent, trialEvidence } from '../../src/core/repro/evidence';
 import { validateBug, type ValidationResult } from '../../src/core/verify/validate';
-import { liveHostProcesses } from '../helpers/processes';
-import { simulatedFailures } from '../helpers/simulated';
+import { liveHostProcesses } from '../support/processes';
+import { simulatedFailures } from '../support/simulated';
 import { inPool } from '../../src/core/pool';
 
 /**

@@ -13,9 +13,9 @@ import { loadCatalog } from '../../src/core/bugs/catalog';
 import { openWorkspace } from '../../src/core/bugs/workspace';
 import { AttemptRecord, StudyLine } from '../../src/core/study/schema';
 import { ATTEMPTS_FILE, workspaceRecordsDir } from '../../src/core/study/store';
-import { allText, call, KEY } from '../helpers/agent-fixture';
-import { ScriptedOpenAIServer } from '../helpers/scripted-openai-server';
-import { prepareSuite, reloadWindow, runCommand, waitUntil, UI_TIMEOUT, Workbench } from './workbench';
+import { allText, call, KEY } from '../support/agent-fixture';
+import { ScriptedOpenAIServer } from '../support/scripted-openai-server';
+import { prepareSuite, reloadWindow, runCommand, waitUntil, UI_TIMEOUT, Workbench } from '../support/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-agent');

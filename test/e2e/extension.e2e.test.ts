@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
-import type { CodeServerDirs } from './codeServer';
+import type { CodeServerDirs } from '../support/code-server';
 import {
   collectTreeLabels,
   editorText,
@@ -22,7 +22,7 @@ import {
   UI_TIMEOUT,
   waitUntil,
   Workbench,
-} from './workbench';
+} from '../support/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e');

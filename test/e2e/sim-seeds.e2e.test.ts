@@ -24,7 +24,7 @@ import {
   UI_TIMEOUT,
   waitUntil,
   Workbench,
-} from './workbench';
+} from '../support/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-sim');

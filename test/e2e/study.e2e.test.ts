@@ -11,7 +11,7 @@ import { openWorkspace } from '../../src/core/bugs/workspace';
 import { loadRecords } from '../../src/core/study/collect';
 import { consentHash } from '../../src/core/study/participant';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { prepareSuite, pickQuickItem, runCommand, UI_TIMEOUT, waitUntil, Workbench } from './workbench';
+import { prepareSuite, pickQuickItem, runCommand, UI_TIMEOUT, waitUntil, Workbench } from '../support/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-study');

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { TimelineHook } from '../../media/timeline/app';
-import { closeBrowser, launchBrowser, chromiumPath, type HeadlessBrowser } from './workbench';
+import { closeBrowser, launchBrowser, chromiumPath, type HeadlessBrowser } from '../support/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const cli = path.join(root, 'bin', 'ddbench.js');

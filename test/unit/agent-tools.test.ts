@@ -7,8 +7,8 @@ import { readFile, search } from '../../src/core/agent/tools/files';
 import { costOf, DEFAULT_PRICES, priceOf } from '../../src/core/agent/pricing';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { resolveWorkspace } from '../../src/core/bugs/workspace';
-import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../helpers/agent-fixture';
-import { writeFiles } from './helpers/bugset';
+import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../support/agent-fixture';
+import { writeFiles } from '../support/bugset';
 
 describe('agent: tools, protocol and budget', () => {
   let ws: Awaited<ReturnType<typeof openTestWorkspace>>;

@@ -5,7 +5,7 @@ import { findBug, loadCatalog } from '../../src/core/bugs/catalog';
 import { isWorkspace, openWorkspace, readWorkspace } from '../../src/core/bugs/workspace';
 import { UserError } from '../../src/core/errors';
 import { diffTrees } from '../../src/core/patch/unified';
-import { bugJson, buggySource, correctSource, systemJson, tempDir, writeFiles, writeToyBugSet } from './helpers/bugset';
+import { bugJson, buggySource, correctSource, systemJson, tempDir, writeFiles, writeToyBugSet } from '../support/bugset';
 
 function toyPatch(root: string): string {
   writeFiles(root, { 'a/src/node.mjs': correctSource, 'b/src/node.mjs': buggySource });

@@ -4,7 +4,7 @@ import { SystemManifest } from '../../src/core/bugs/manifest';
 import { backendFor } from '../../src/core/cluster/backend';
 import { backendOptions, withBackendOptions, type BackendOpts } from '../../src/cli/backend';
 import { parseSettings, SETTINGS } from '../../src/extension/settings';
-import { systemJson } from './helpers/bugset';
+import { systemJson } from '../support/bugset';
 
 /** How a backend is chosen and configured, from system.json, the command line and the settings; no engine needed. */
 describe('docker backend options', () => {

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { causality } from '../../src/core/events/causality';
 import { loadTimeline } from '../../src/core/events/load';
 import type { EventRecord } from '../../src/core/events/record';
-import { tempDir } from './helpers/bugset';
-import { at, exchange, ids, withoutClocks, writeJsonl } from './events-fixtures';
+import { tempDir } from '../support/bugset';
+import { at, exchange, ids, withoutClocks, writeJsonl } from '../support/events-fixtures';
 
 describe('events: happens-before', () => {
   let t: ReturnType<typeof tempDir>;

@@ -5,8 +5,8 @@ import { exportStore, exportTimeline, summaryLines } from '../../src/core/events
 import { SHIVIZ_EXPORT_REGEX } from '../../src/core/events/formats/shiviz';
 import { loadTimeline, resolveInputs } from '../../src/core/events/load';
 import type { EventRecord } from '../../src/core/events/record';
-import { tempDir } from './helpers/bugset';
-import { allEvents, exchange, withoutClocks, writeJsonl } from './events-fixtures';
+import { tempDir } from '../support/bugset';
+import { allEvents, exchange, withoutClocks, writeJsonl } from '../support/events-fixtures';
 
 /** The fixture plus what real runs also hold: spans, faults, harness events, a lost message. */
 function richRun(): EventRecord[] {

@@ -6,7 +6,7 @@ import { forEachLineBytes } from '../../src/core/events/lines';
 import { loadTimeline } from '../../src/core/events/load';
 import { toEvent, type EventRecord } from '../../src/core/events/record';
 import type { EventStore } from '../../src/core/events/store';
-import { tempDir } from './helpers/bugset';
+import { tempDir } from '../support/bugset';
 
 /** A file of many read chunks (3 MiB and more): scanned lines, general-path lines, bad and blank lines, CRLF, a BOM and a line longer than a chunk. */
 function mixedLines(): string[] {

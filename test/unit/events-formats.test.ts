@@ -5,8 +5,8 @@ import { detectFormat } from '../../src/core/events/detect';
 import { loadTimeline } from '../../src/core/events/load';
 import { SHIVIZ_DEFAULT_REGEX } from '../../src/core/events/formats/text';
 import { UserError } from '../../src/core/errors';
-import { tempDir, writeFiles } from './helpers/bugset';
-import { allEvents, exchange, jsonl, writeJsonl } from './events-fixtures';
+import { tempDir, writeFiles } from '../support/bugset';
+import { allEvents, exchange, jsonl, writeJsonl } from '../support/events-fixtures';
 
 describe('events: reading files', () => {
   let t: ReturnType<typeof tempDir>;

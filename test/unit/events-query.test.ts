@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { loadTimeline } from '../../src/core/events/load';
 import { aggregate, queryEvents } from '../../src/core/events/query';
 import { kindCode, levelCode, type EventStore } from '../../src/core/events/store';
-import { tempDir } from './helpers/bugset';
-import { at, exchange, ids, writeJsonl } from './events-fixtures';
+import { tempDir } from '../support/bugset';
+import { at, exchange, ids, writeJsonl } from '../support/events-fixtures';
 
 describe('events: queries and aggregation', () => {
   let t: ReturnType<typeof tempDir>;

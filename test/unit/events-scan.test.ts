@@ -4,7 +4,7 @@ import { loadTimeline } from '../../src/core/events/load';
 import { isEventRecord, whyNotEventRecord, type EventRecord } from '../../src/core/events/record';
 import { EventLineScanner, type ByteRange } from '../../src/core/events/scan';
 import { kindCode, levelCode } from '../../src/core/events/store';
-import { tempDir, writeFiles } from './helpers/bugset';
+import { tempDir, writeFiles } from '../support/bugset';
 
 /** What the store keeps of a line, as the scanner read it. */
 function scanned(s: EventLineScanner, b: Buffer): unknown {

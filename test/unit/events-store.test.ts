@@ -5,8 +5,8 @@ import { lowerBound, permute, sortOrder } from '../../src/core/events/columns';
 import { forEachJsonValue, forEachLine } from '../../src/core/events/lines';
 import { loadTimeline } from '../../src/core/events/load';
 import { FLAG_CLOCK, FLAG_SYNTHETIC_TIME } from '../../src/core/events/store';
-import { tempDir, writeFiles } from './helpers/bugset';
-import { allEvents, exchange, writeJsonl } from './events-fixtures';
+import { tempDir, writeFiles } from '../support/bugset';
+import { allEvents, exchange, writeJsonl } from '../support/events-fixtures';
 
 describe('events: store and streaming building blocks', () => {
   let t: ReturnType<typeof tempDir>;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { applyUnifiedDiff, changedFiles, diffTrees, reverseUnifiedDiff } from '../../src/core/patch/unified';
 import { UserError } from '../../src/core/errors';
-import { buggySource, correctSource, tempDir, writeFiles } from './helpers/bugset';
+import { buggySource, correctSource, tempDir, writeFiles } from '../support/bugset';
 
 describe('unified diffs', () => {
   let t: ReturnType<typeof tempDir>;

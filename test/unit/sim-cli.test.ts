@@ -7,7 +7,7 @@ import { EXIT } from '../../src/cli/output';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { openWorkspace } from '../../src/core/bugs/workspace';
 import { readEventsFile } from '../../src/core/events/read';
-import { tempDir } from './helpers/bugset';
+import { tempDir } from '../support/bugset';
 
 /** Runs a command in this process and captures what it prints. */
 async function capture(body: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -5,7 +5,7 @@ import { eventsDigest } from '../../src/core/sim/events-file';
 import { searchSeeds } from '../../src/core/sim/seeds';
 import { runSimTrial } from '../../src/core/sim/sim-trial';
 import { prepareTarget } from '../../src/core/sim/target';
-import { tempDir } from './helpers/bugset';
+import { tempDir } from '../support/bugset';
 
 /** The bug set's first system under simulation: its own tests pass, every bug reproduces, every fix holds. */
 describe('simulation: raftkv', function () {

@@ -6,7 +6,7 @@ import { loadCatalog } from '../../src/core/bugs/catalog';
 import { openWorkspace } from '../../src/core/bugs/workspace';
 import { DEFAULT_SEED_COUNT, describeSeedRun, formatSeedRequest, MAX_SEED_COUNT, parseSeedRequest, runSeedReport } from '../../src/core/sim/seed-report';
 import { simulateWorkspace } from '../../src/core/sim/workspace';
-import { tempDir } from './helpers/bugset';
+import { tempDir } from '../support/bugset';
 
 describe('simulation: the seed report the editor lists', function () {
   this.timeout(5 * 60_000);

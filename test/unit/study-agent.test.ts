@@ -6,8 +6,8 @@ import { agentAttemptRecord, endpointOf, recordAgentRun } from '../../src/core/s
 import { loadRecords } from '../../src/core/study/collect';
 import { AttemptRecord } from '../../src/core/study/schema';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../helpers/agent-fixture';
-import { REF_FIX } from './study-fixtures';
+import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../support/agent-fixture';
+import { REF_FIX } from '../support/study-fixtures';
 
 describe("study: an agent run as an attempt record", () => {
   let ws: Awaited<ReturnType<typeof openTestWorkspace>>;

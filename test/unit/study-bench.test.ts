@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { completedKeys, parseShard, planBench, runBench, type BenchJob, type BenchProgress } from '../../src/core/study/bench';
 import { loadRecords } from '../../src/core/study/collect';
 import type { AttemptRecord } from '../../src/core/study/schema';
-import { agent } from './study-fixtures';
+import { agent } from '../support/study-fixtures';
 
 const plan = { bugs: ['b1', 'b2'], models: ['m1', 'm2'], conditions: ['symptom-only', 'context-augmented'] as const, repeats: 2 };
 

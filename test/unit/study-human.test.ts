@@ -8,7 +8,7 @@ import { consentHash, DEFAULT_CONSENT_TEXT, DEFAULT_PARTICIPANT_PATTERN, generat
 import type { Verification } from '../../src/core/study/schema';
 import { ATTEMPTS_FILE, readRecordsFile } from '../../src/core/study/store';
 import { parseStudySettings, STUDY_SETTINGS } from '../../src/extension/studySettings';
-import { REF_FIX } from './study-fixtures';
+import { REF_FIX } from '../support/study-fixtures';
 
 describe("study: a person's attempt (core of the editor flow)", () => {
   let tmp: string;

@@ -6,7 +6,7 @@ import { loadRecords, mergeRecords } from '../../src/core/study/collect';
 import { AttemptRecord, SCHEMA_VERSION, StudyLine, type InteractionRecord } from '../../src/core/study/schema';
 import { appendRecords, readRecordsFile } from '../../src/core/study/store';
 import { parseStudyLine } from '../../src/core/study/versions';
-import { agent, human, REF_FIX } from './study-fixtures';
+import { agent, human, REF_FIX } from '../support/study-fixtures';
 
 describe('study records: schema, versions, files, merge', () => {
   let tmp: string;

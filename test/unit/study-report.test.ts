@@ -6,7 +6,7 @@ import { reportCsv } from '../../src/core/study/report-csv';
 import { reportPage } from '../../src/core/study/report-html';
 import type { AttemptRecord } from '../../src/core/study/schema';
 import { median, newcombe, wilson } from '../../src/core/study/stats';
-import { agent, human, OTHER_FIX, REF_FIX, runs } from './study-fixtures';
+import { agent, human, OTHER_FIX, REF_FIX, runs } from '../support/study-fixtures';
 
 const close = (actual: number | null | undefined, expected: number, digits = 4) => {
   assert.ok(actual !== null && actual !== undefined, `expected ${expected}, got ${actual}`);

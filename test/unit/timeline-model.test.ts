@@ -9,7 +9,7 @@ import { aggregateWindow, eventRanks, laneTrees, MAX_ARROWS } from '../../src/co
 import { causalAxis, timeAxis } from '../../src/core/timeline/axis';
 import { intervals } from '../../src/core/timeline/intervals';
 import { messageArrows, spans, violations } from '../../src/core/timeline/overlays';
-import { busyRun, faultyRun, runOf } from './timeline-fixtures';
+import { busyRun, faultyRun, runOf } from '../support/timeline-fixtures';
 
 const ALL: Filter = { hiddenLanes: [] };
 

@@ -4,7 +4,7 @@ import { timelinePage } from '../../src/core/timeline/page';
 import { DEFAULT_UI_STATE, migrateUiState, PROTOCOL_VERSION, ToHost, ToWebview, type ToWebview as Msg } from '../../src/core/timeline/protocol';
 import { TimelineSession } from '../../src/core/timeline/session';
 import { clampRange, fitRange, formatTime, panBy, ticks, zoomAt } from '../../media/timeline/viewport';
-import { faultyRun, runOf } from './timeline-fixtures';
+import { faultyRun, runOf } from '../support/timeline-fixtures';
 
 function session(): { sent: Msg[]; logged: string[]; opened: string[]; s: TimelineSession } {
   const sent: Msg[] = [];

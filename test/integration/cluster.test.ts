@@ -10,7 +10,7 @@ import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { Event } from '../../src/core/events/event';
 import type { Json } from '../../src/runtime/types';
 import { ensureLiveHost } from '../fixtures/live-host-build';
-import { isGone, isListening, processState, registryFileFor, waitUntilGone } from '../fixtures/processes';
+import { isGone, isListening, processState, registryFileFor, waitUntilGone } from '../support/processes';
 
 const fixtures = path.resolve(__dirname, '..', 'fixtures');
 const echoDir = path.join(fixtures, 'echo-system');

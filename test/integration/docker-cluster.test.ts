@@ -18,7 +18,7 @@ import { launchWorkspaceCluster } from '../../src/core/cluster/launch';
 import { Event } from '../../src/core/events/event';
 import type { Json } from '../../src/runtime/types';
 import { ensureLiveHost } from '../fixtures/live-host-build';
-import { dockerOrSkip } from '../helpers/docker';
+import { dockerOrSkip } from '../support/docker';
 
 const fixtures = path.resolve(__dirname, '..', 'fixtures');
 const echoDir = path.join(fixtures, 'echo-system');

@@ -8,7 +8,7 @@ import { runReproducer } from '../../src/core/verify/reproduce';
 import { validateBug } from '../../src/core/verify/validate';
 import { verifyFix } from '../../src/core/verify/verify';
 import { ensureLiveHost } from '../fixtures/live-host-build';
-import { tempDir, writeFiles } from './helpers/bugset';
+import { tempDir, writeFiles } from '../support/bugset';
 
 /** n1 and n2 each send n3 a write; n3 must list n1's first. The bug forgets to sort, so the network decides. */
 const correct = `export function createNode(rt) {

@@ -7,9 +7,9 @@ import { packageRoot } from '../../src/core/paths';
 import { loadRecords } from '../../src/core/study/collect';
 import { Report } from '../../src/core/study/report';
 import { readRecordsFile } from '../../src/core/study/store';
-import { AGENT_BUGSET, call, KEY } from '../helpers/agent-fixture';
-import { liveHostProcesses } from '../helpers/processes';
-import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../helpers/scripted-openai-server';
+import { AGENT_BUGSET, call, KEY } from '../support/agent-fixture';
+import { liveHostProcesses } from '../support/processes';
+import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai-server';
 
 const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
 

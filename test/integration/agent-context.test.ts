@@ -2,9 +2,9 @@ import { strict as assert } from 'node:assert';
 import { runAgent } from '../../src/core/agent/agent';
 import type { AgentSettingsInput } from '../../src/core/agent/config';
 import { readTrajectory } from '../../src/core/agent/trajectory';
-import { liveHostProcesses } from '../helpers/processes';
-import { AGENT_BUGSET, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace } from '../helpers/agent-fixture';
-import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../helpers/scripted-openai-server';
+import { liveHostProcesses } from '../support/processes';
+import { AGENT_BUGSET, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace } from '../support/agent-fixture';
+import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai-server';
 
 /** The context-augmented condition: the bundle up front, and the evidence tools on real trials of the fixture bug. */
 describe('agent: context-augmented condition', function () {

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { packageRoot } from '../../src/core/paths';
 import { Report } from '../../src/core/study/report';
 import { appendRecords, readRecordsFile } from '../../src/core/study/store';
-import { agent, human } from './study-fixtures';
+import { agent, human } from '../support/study-fixtures';
 
 /** The study commands from source (no build needed), as a user runs them. */
 function ddbench(args: string[], cwd: string) {

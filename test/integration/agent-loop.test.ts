@@ -6,9 +6,9 @@ import type { AgentSettingsInput } from '../../src/core/agent/config';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { readTrajectory } from '../../src/core/agent/trajectory';
 import { agentAttemptRecord } from '../../src/core/study/agent';
-import { liveHostProcesses } from '../helpers/processes';
-import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace, textAction } from '../helpers/agent-fixture';
-import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../helpers/scripted-openai-server';
+import { liveHostProcesses } from '../support/processes';
+import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace, textAction } from '../support/agent-fixture';
+import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../support/scripted-openai-server';
 
 const wrongFix = { path: 'src/total.mjs', edits: [{ search: 'return total + amount * 2;', replace: 'return total + amount + 1;' }] };
 const rightFix = { path: 'src/total.mjs', edits: [{ search: '  return total + amount * 2;', replace: '  return total + amount;' }] };

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as net from 'node:net';
 import { ChatClient, LlmError, type EndpointConfig } from '../../src/core/agent/llm';
 import type { StreamDelta } from '../../src/core/agent/events';
-import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../helpers/scripted-openai-server';
+import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../support/scripted-openai-server';
 
 const KEY = 'sk-test-THIS-KEY-MUST-NEVER-LEAK-1234';
 const user = [{ role: 'user' as const, content: 'hello' }];

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserServer, type Locator, type Page } from 'playwright-core';
-import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './codeServer';
+import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './code-server';
 
 const root = path.resolve(__dirname, '..', '..');
 
