@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from 'commander';
 import { UserError } from '../core/errors';
 
 /** Machine output: one JSON document on stdout. */
@@ -15,8 +14,21 @@ export function progress(line: string): void {
   process.stderr.write(line + '\n');
 }
 
-/** Exit codes: 0 success, 1 the check failed, 2 bad input or an error the user can fix. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes: 0 success; 1 the check failed (a trial failed, a fix is not verified, a bug
+ * is not valid); 2 bad input or an error the user can fix (the message says what); 70
+ * an internal error, a defect of ddbench (EX_SOFTWARE of sysexits.h), so scripts can
+ * tell "fix your input" from "report a bug".
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 70 } as const;
+
+/** The epilogue of `ddbench --help`. */
+export const EXIT_HELP = `
+Exit codes:
+  ${EXIT.ok}   success
+  ${EXIT.failed}   the check failed (a trial or seed failed, a fix is not verified, a bug is not valid)
+  ${EXIT.usage}   bad input or an error you can fix (the message says what and how)
+  ${EXIT.internal}  an internal error of ddbench (a defect: the message has its stack)`;
 
 /** Runs a command body, turning errors into a message and exit code instead of a stack trace. */
 export async function runCommand(body: () => Promise<number>): Promise<void> {
@@ -28,35 +40,9 @@ export async function runCommand(body: () => Promise<number>): Promise<void> {
       process.exitCode = EXIT.usage;
     } else {
       process.stderr.write(`ddbench: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = EXIT.usage;
+      process.exitCode = EXIT.internal;
     }
   }
-}
-
-export function parseCount(name: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number >= ${min}.`);
-    return n;
-  };
-}
-
-export interface RunOpts {
-  trials?: number;
-  seed?: number;
-  concurrency?: number;
-  json?: boolean;
-  /** Simulated seeds beside the live trials; commander's --no-sim sets false. */
-  sim?: boolean;
-  seeds?: number;
-}
-
-export function parseNumber(name: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < min) throw new InvalidArgumentError(`${name} must be a number >= ${min}.`);
-    return n;
-  };
 }
 
 /** Runs long work with Ctrl-C turned into a cancellation, so running trials stop and clean up. */

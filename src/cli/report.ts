@@ -1,15 +1,12 @@
 import type { TrialsResult } from '../core/repro/trials';
 import type { TrialResult } from '../core/scenario/verdict';
 import { formatEvent, trialEvidence } from '../core/repro/evidence';
-import { say } from './output';
+import { trialLine, trialName } from '../core/verify/format';
+import { progress, say } from './output';
 
-export function trialLine(t: TrialResult): string {
-  const v = t.verdict === 'pass' ? 'pass   ' : t.verdict.toUpperCase().padEnd(7);
-  return `  ${t.scenario} #${t.index} seed ${t.seed}  ${v} ${(t.durationMs / 1000).toFixed(1)}s${t.reason ? `  ${t.reason}` : ''}`;
-}
-
-export function summaryLine(label: string, r: TrialsResult): string {
-  return `${label}: ${r.passed}/${r.trials.length} trials passed (${r.scenario})`;
+/** Progress of live trials on stderr: one line per finished trial. */
+export function trialProgress(indent = ''): (t: TrialResult, done: number, total: number) => void {
+  return (t, done, total) => progress(`${indent}[${done}/${total}] ${trialLine(t)}`);
 }
 
 /** Prints the evidence of the first trial that did not pass: its violation and key events. */
@@ -17,7 +14,7 @@ export async function printFirstFailure(r: TrialsResult, maxEvents = 12): Promis
   const first = r.trials.find((t) => t.verdict !== 'pass');
   if (!first) return;
   const ev = await trialEvidence(first, maxEvents);
-  say(`\nEvidence from trial #${first.index} (seed ${first.seed}):`);
+  say(`\nEvidence from ${trialName(first)}:`);
   say(`  ${ev.headline}`);
   for (const e of ev.events) say(`  ${formatEvent(e)}`);
   say(`  all ${ev.totalEvents} events: ${ev.eventsFile}`);

@@ -1,8 +1,13 @@
 import type { BackendOptions } from '../core/cluster';
 import * as vscode from 'vscode';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
+import { failedSeedLine, reproduced, reproducerLines, reproducerSummary, seedsProgress, trialDetailLines, trialLine, trialsProgress } from '../core/verify/format';
 import { runReproducer, type ReproResult } from '../core/verify/reproduce';
-import type { TrialResult } from '../core/scenario/verdict';
+
+/** The notification's bar: the live trials fill this share, the simulated seeds the rest. */
+const LIVE_SHARE = 50;
+/** Failing simulated seeds written to the output channel; the rest are counted. */
+const LISTED_SEED_FAILURES = 10;
 
 export interface ReproducerRun {
   workspace: WorkspaceInfo;
@@ -13,8 +18,9 @@ export interface ReproducerRun {
 }
 
 /**
- * Runs the bug's reproducer with a cancellable progress notification and writes every
- * trial to the DDBench output channel as it finishes. Runs still going when the window
+ * Runs the bug's reproducer with a cancellable progress notification (its live trials,
+ * then its simulated seeds) and writes every trial, and the first failing seeds, to the
+ * DDBench output channel as they finish. Runs still going when the window
  * closes are cancelled, so their trial clusters are stopped too.
  */
 export class ReproducerRuns {
@@ -43,8 +49,8 @@ export class ReproducerRuns {
     const { workspace } = run;
     output.appendLine(`\n=== Reproducer for ${workspace.bugId} in ${workspace.dir}`);
     output.show(true);
-    let passed = 0;
-    let failed = 0;
+    const live = { done: 0, failed: 0 };
+    const sim = { done: 0, failed: 0 };
     let result: ReproResult | undefined;
     try {
       result = await vscode.window.withProgress(
@@ -58,10 +64,18 @@ export class ReproducerRuns {
             backend: run.backend,
             signal: abort.signal,
             onTrial: (t, done, total) => {
-              if (t.verdict === 'pass') passed++;
-              else failed++;
-              output.appendLine(formatTrial(t));
-              progress.report({ increment: 100 / total, message: `${done}/${total} trials · ${passed} passed, ${failed} failed` });
+              live.done = done;
+              if (t.verdict !== 'pass') live.failed++;
+              output.appendLine(trialLine(t));
+              for (const line of trialDetailLines(t)) output.appendLine(`    ${line}`);
+              // The simulated seeds start next, after their workers load the code: say so, or the bar looks stuck.
+              const next = done === total ? '; simulated seeds next' : '';
+              progress.report({ increment: LIVE_SHARE / total, message: `${trialsProgress(done, total, live.failed)}${next}` });
+            },
+            onSimSeed: (phase, r, done, total) => {
+              sim.done = done;
+              if (r.verdict !== 'pass' && ++sim.failed <= LISTED_SEED_FAILURES) output.appendLine(failedSeedLine(phase, r));
+              progress.report({ increment: (100 - LIVE_SHARE) / total, message: seedsProgress(phase, done, total, sim.failed) });
             },
           });
         },
@@ -71,33 +85,19 @@ export class ReproducerRuns {
     }
     if (abort.signal.aborted || !result) {
       // A partial run has no verdict: too few trials to say anything.
-      output.appendLine(`=== Cancelled after ${passed + failed} trial(s): ${passed} passed, ${failed} failed`);
+      const seeds = sim.done > 0 ? `; ${sim.done} simulated seed(s), ${sim.failed} failed` : '';
+      output.appendLine(`=== Cancelled after ${live.done} live trial(s), ${live.failed} failed${seeds}`);
       return;
     }
-    output.appendLine(summary(result));
+    for (const line of reproducerLines('reproducer', result)) output.appendLine(`=== ${line}`);
     output.appendLine(`    run folder: ${result.runDir}`);
     const show = 'Show Output';
-    const message = `DDBench: ${result.bugId}: ${summary(result).replace(/^=== /, '')}`;
+    const message = `DDBench: ${result.bugId}: ${reproducerSummary(result)}`;
     // Not awaited: the command is done when the run is, not when the toast is dismissed.
-    void (result.failed > 0 ? vscode.window.showWarningMessage(message, show) : vscode.window.showInformationMessage(message, show)).then(
+    void (reproduced(result) ? vscode.window.showWarningMessage(message, show) : vscode.window.showInformationMessage(message, show)).then(
       (choice) => {
         if (choice) output.show(true);
       },
     );
   }
-}
-
-function summary(r: ReproResult): string {
-  const total = r.trials.length;
-  const verdict = r.failed === 0 ? 'the reproducer passes' : 'the bug reproduces';
-  return `=== ${r.scenario}: ${r.passed}/${total} passed, ${r.failed}/${total} failed — ${verdict}`;
-}
-
-function formatTrial(t: TrialResult): string {
-  const head = `trial ${String(t.index + 1).padStart(3)}  ${t.verdict.toUpperCase().padEnd(7)}  seed ${t.seed}  ${(t.durationMs / 1000).toFixed(2)}s`;
-  const lines = [head];
-  if (t.violation) lines.push(`    violation: ${t.violation.check} ${JSON.stringify(t.violation.details)}`);
-  if (t.reason && !t.violation) lines.push(`    reason: ${t.reason}`);
-  lines.push(`    events: ${t.eventsFile}`);
-  return lines.join('\n');
 }

@@ -6,6 +6,7 @@ import type { Catalog } from '../core/bugs/catalog';
 import { findBug } from '../core/bugs/catalog';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { UserError } from '../core/errors';
+import { countsLine, countsOf, seedsProgress, trialsProgress, type SimPhase } from '../core/verify/format';
 import { verifyFix, workspaceDiff } from '../core/verify/verify';
 import { loadRecords } from '../core/study/collect';
 import { HumanAttempt, type EndStatus } from '../core/study/human';
@@ -191,6 +192,7 @@ export class StudySession implements vscode.Disposable {
     const started = new Date(attempt.record.startedAt);
     const s = this.settings();
     const abort = new AbortController();
+    const failed: { live: number; seeds: number; phase?: SimPhase } = { live: 0, seeds: 0 };
     let record: AttemptRecord;
     try {
       const result = await vscode.window.withProgress(
@@ -201,8 +203,16 @@ export class StudySession implements vscode.Disposable {
             trials: s.trials,
             concurrency: s.concurrency,
             signal: abort.signal,
-            onTrial: (_t, done, total) => progress.report({ message: `live trial ${done}/${total}` }),
-            onSimSeed: (phase, _r, done, total) => progress.report({ message: `${phase === 'buggy' ? 'measuring the bug' : 'simulated seed'} ${done}/${total}` }),
+            onTrial: (t, done, total) => {
+              if (t.verdict !== 'pass') failed.live++;
+              progress.report({ message: trialsProgress(done, total, failed.live) });
+            },
+            onSimSeed: (phase, r, done, total) => {
+              // The buggy code's seeds are measured first, then the fix's: each is counted apart.
+              if (phase !== failed.phase) Object.assign(failed, { phase, seeds: 0 });
+              if (r.verdict !== 'pass') failed.seeds++;
+              progress.report({ message: seedsProgress(phase, done, total, failed.seeds) });
+            },
           });
         },
       );
@@ -212,7 +222,7 @@ export class StudySession implements vscode.Disposable {
         return;
       }
       record = attempt.submitted(verificationOf(result, new Date(), started), diff);
-      this.output.appendLine(`[study] submission ${record.attempts}: ${result.verified ? 'verified' : 'not verified'} — reproducer ${result.passed}/${result.trials.length}${result.sim ? `, simulated seeds ${result.sim.fixed.seeds - result.sim.fixed.failed}/${result.sim.required}` : ''}; runs: ${result.runDir}`);
+      this.output.appendLine(`[study] submission ${record.attempts}: ${result.verified ? 'verified' : 'not verified'} — ${countsLine(countsOf(result))}; runs: ${result.runDir}`);
     } catch (err) {
       if (abort.signal.aborted) return;
       record = attempt.submitted(failedVerification(diff, err instanceof Error ? err.message : String(err), new Date(), started), diff);
@@ -380,7 +390,6 @@ function clock(ms: number): string {
 
 function verdictLine(v: AttemptRecord['verifications'][number] | undefined): string {
   if (!v?.reproducer) return '';
-  const reg = v.regression.map((g) => `${g.scenario} ${g.passed}/${g.total}`).join(', ');
-  const sim = v.sim ? `, simulated seeds ${v.sim.seeds - v.sim.failed}/${v.sim.required ?? v.sim.seeds}` : '';
-  return `Reproducer ${v.reproducer.passed}/${v.reproducer.total}${reg ? `, regression ${reg}` : ''}${sim}.`;
+  const counts = countsLine(v);
+  return `${counts[0]!.toUpperCase()}${counts.slice(1)}.`;
 }

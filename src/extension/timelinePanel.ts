@@ -17,6 +17,7 @@ import { TimelineModel, type RunSource } from '../core/timeline/model';
 import { timelinePage } from '../core/timeline/page';
 import { migrateUiState } from '../core/timeline/protocol';
 import { listTrials, loadRun } from '../core/timeline/runs';
+import { trialLabel } from '../core/verify/format';
 import { TimelineSession } from '../core/timeline/session';
 import type { ClusterSession } from './clusterSession';
 import { errorMessage, reportError } from './present';
@@ -98,7 +99,7 @@ export class TimelinePanel implements vscode.Disposable {
     const trials = root === undefined ? [] : listTrials(root);
     type Item = vscode.QuickPickItem & { dir?: string };
     const items: Item[] = trials.map((t) => ({
-      label: `${t.verdict === 'pass' ? '$(pass)' : '$(error)'} ${t.scenario} #${t.index} · seed ${t.seed}`,
+      label: `${t.verdict === 'pass' ? '$(pass)' : '$(error)'} ${trialLabel(t)}`,
       description: t.verdict + (t.reason !== undefined ? `: ${t.reason}` : ''),
       detail: t.run,
       dir: t.dir,

@@ -60,7 +60,7 @@ describe('ddbench CLI', function () {
 
     const human = ddbench(['repro', ws, '--trials', '1']);
     assert.equal(human.code, 1);
-    assert.match(human.stdout, /Evidence from trial #0/);
+    assert.match(human.stdout, /Evidence from trial 1 \(seed \d+\)/);
 
     const verify = ddbench(['verify', ws, '--reference', '--trials', '3', '--json']);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);

@@ -1,18 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { packageRoot } from '../../src/core/paths';
 import { Report } from '../../src/core/study/report';
 import { appendRecords, readRecordsFile } from '../../src/core/study/store';
 import { agent, human } from '../support/study-fixtures';
+import { ddbenchFromSource } from '../support/cli';
 
-/** The study commands from source (no build needed), as a user runs them. */
-function ddbench(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(packageRoot(), 'src', 'cli', 'main.ts'), ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe('ddbench report and records (CLI)', function () {
   this.timeout(120_000);
@@ -28,7 +22,7 @@ describe('ddbench report and records (CLI)', function () {
   it('report: the table on stdout, bad lines on stderr, HTML and CSV files, JSON on request', () => {
     const html = path.join(tmp, 'out', 'report.html');
     const csv = path.join(tmp, 'out', 'report.csv');
-    const r = ddbench(['report', '--records', 'machine-1', 'machine-2', '--html', html, '--csv', csv], tmp);
+    const r = ddbenchFromSource(['report', '--records', 'machine-1', 'machine-2', '--html', html, '--csv', csv], tmp);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^4 finished attempt\(s\) from 2 file\(s\)/);
     assert.match(r.stdout, /people\s+50% \(1\/2\)/);
@@ -37,30 +31,30 @@ describe('ddbench report and records (CLI)', function () {
     assert.match(fs.readFileSync(html, 'utf8'), /<svg /);
     assert.match(fs.readFileSync(csv, 'utf8'), /^scope,bug,tier,group/);
 
-    const json = ddbench(['report', '--records', '.', '--json'], tmp);
+    const json = ddbenchFromSource(['report', '--records', '.', '--json'], tmp);
     const report = Report.parse(JSON.parse(json.stdout));
     assert.equal(report.counted, 4);
     assert.ok(report.bugs[0]?.title, 'bug titles from the bug set');
   });
 
   it('report without records says where it looked and how to point it elsewhere (exit 2)', () => {
-    const r = ddbench(['report'], tmp);
+    const r = ddbenchFromSource(['report'], tmp);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /no records here .*\.ddbench\/records.*--records DIR/);
   });
 
   it('records merge is idempotent; records check lists bad lines and exits 1', () => {
     const into = path.join(tmp, 'merged', 'all.jsonl');
-    const first = ddbench(['records', 'merge', 'machine-1', 'machine-2', '--into', into, '--json'], tmp);
+    const first = ddbenchFromSource(['records', 'merge', 'machine-1', 'machine-2', '--into', into, '--json'], tmp);
     assert.equal(first.code, 0, first.stderr);
     assert.equal((JSON.parse(first.stdout) as { added: number }).added, 4);
-    const again = ddbench(['records', 'merge', 'machine-1', 'machine-2', '--into', into], tmp);
+    const again = ddbenchFromSource(['records', 'merge', 'machine-1', 'machine-2', '--into', into], tmp);
     assert.match(again.stdout, /^0 record line\(s\) added .* 4 already there/);
     assert.equal(readRecordsFile(into).lines.length, 4);
 
-    const bad = ddbench(['records', 'check', 'machine-2'], tmp);
+    const bad = ddbenchFromSource(['records', 'check', 'machine-2'], tmp);
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /attempts\.jsonl:3: invalid-json/);
-    assert.equal(ddbench(['records', 'check', into], tmp).code, 0);
+    assert.equal(ddbenchFromSource(['records', 'check', into], tmp).code, 0);
   });
 });

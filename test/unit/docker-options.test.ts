@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { Command } from 'commander';
 import { SystemManifest } from '../../src/core/bugs/manifest';
 import { backendFor } from '../../src/core/cluster/backend';
-import { backendOptions, withBackendOptions, type BackendOpts } from '../../src/cli/backend';
+import { clusterBackendOptions } from '../../src/cli/options';
+import type { BackendOptions } from '../../src/core/cluster/backend';
 import { parseSettings, SETTINGS } from '../../src/extension/settings';
 import { systemJson } from '../support/bugset';
 
@@ -31,23 +32,23 @@ describe('docker backend options', () => {
   });
 
   it('reads --backend, --docker-image and the limits on the command line, and DDBENCH_BACKEND', () => {
-    const parse = (args: string[], env: Record<string, string> = {}): BackendOpts => {
+    const parse = (args: string[], env: Record<string, string> = {}): BackendOptions => {
       const saved = { ...process.env };
       Object.assign(process.env, env);
       try {
-        const command = withBackendOptions(new Command('x').exitOverride().configureOutput({ writeErr: () => undefined }));
+        const command = clusterBackendOptions.declare(new Command('x').exitOverride().configureOutput({ writeErr: () => undefined }));
         command.parse(args, { from: 'user' });
-        return command.opts<BackendOpts>();
+        return clusterBackendOptions.parse(command.opts()).backend;
       } finally {
         for (const key of Object.keys(env)) if (saved[key] === undefined) delete process.env[key];
       }
     };
-    assert.deepEqual(backendOptions(parse([])), { backend: 'process' });
-    assert.deepEqual(backendOptions(parse(['--backend', 'docker', '--docker-image', 'node:20-slim', '--docker-memory', '256', '--docker-cpus', '0.5'])), {
+    assert.deepEqual(parse([]), { backend: 'process' });
+    assert.deepEqual(parse(['--backend', 'docker', '--docker-image', 'node:20-slim', '--docker-memory', '256', '--docker-cpus', '0.5']), {
       backend: 'docker',
       docker: { image: 'node:20-slim', limits: { memoryMb: 256, cpus: 0.5 } },
     });
-    assert.deepEqual(backendOptions(parse([], { DDBENCH_BACKEND: 'docker' })), { backend: 'docker', docker: {} });
+    assert.deepEqual(parse([], { DDBENCH_BACKEND: 'docker' }), { backend: 'docker', docker: {} });
     assert.throws(() => parse(['--backend', 'kubernetes']), /Allowed choices are process, docker/);
     assert.throws(() => parse(['--backend', 'docker', '--docker-cpus', '0']), /--docker-cpus must be a number > 0/);
   });

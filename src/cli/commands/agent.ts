@@ -1,33 +1,55 @@
+import { Option } from 'commander';
 import * as fs from 'node:fs';
+import { z } from 'zod';
 import { runAgent } from '../../core/agent/agent';
-import { AgentSettings, type AgentSettingsInput } from '../../core/agent/config';
+import { AgentSettings, Condition, Protocol, type AgentSettingsInput } from '../../core/agent/config';
 import type { AgentEvent } from '../../core/agent/events';
 import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
 import { recordAgentRun } from '../../core/study/agent';
-import type { BackendOpts } from '../backend';
+import { agentBackendOptions, count, endpointOptions, limitOptions, number, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, say } from '../output';
 import { workspaceFor } from './up';
 
-export interface AgentOpts extends BackendOpts {
-  model: string;
-  baseUrl?: string;
-  apiKeyEnv?: string;
-  condition: string;
-  protocol: string;
-  temperature?: number;
-  timeout?: number;
-  maxSteps?: number;
-  maxAttempts?: number;
-  maxTokens?: number;
-  maxCost?: number;
-  maxMinutes?: number;
-  trials?: number;
-  regressionTrials?: number;
-  evidenceBudget?: number;
-  prices?: string;
-  json?: boolean;
-}
+export const agentOptions = options(
+  optionGroup([new Option('--model <name>', 'model name as the endpoint knows it (gpt-4o, qwen2.5-coder:32b, ...)').makeOptionMandatory()], z.object({ model: z.string() })),
+  endpointOptions({ baseUrl: 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or https://api.openai.com/v1)', apiKeyEnv: 'environment variable holding the API key (default: OPENAI_API_KEY)' }),
+  optionGroup(
+    [
+      new Option('--condition <c>', 'what the agent is given').choices(Condition.options).default('symptom-only'),
+      new Option('--protocol <p>', 'tool calling, the text-action protocol, or tools with a fallback to text').choices(Protocol.options).default('auto'),
+    ],
+    z.object({ condition: Condition, protocol: Protocol }),
+  ),
+  limitOptions({
+    maxSteps: 'model turns (default 40)',
+    maxAttempts: 'submissions (default 3)',
+    maxTokens: 'prompt + completion tokens (default 1000000)',
+    maxCost: 'US dollars, from the price table (default 2)',
+    maxMinutes: 'wall-clock time (default 30)',
+  }),
+  trialOptions({ trials: "live reproducer trials per verification (default: the bug's)" }),
+  optionGroup(
+    [
+      new Option('--regression-trials <n>', 'trials of each regression check per verification (default 2)'),
+      new Option('--temperature <t>', "sampling temperature (default: the endpoint's)"),
+      new Option('--timeout <s>', 'seconds without a byte from the endpoint before a request fails (default 120)'),
+      new Option('--evidence-budget <tokens>', 'tokens of evidence (context bundle and evidence tools) per run (default 40000)'),
+      new Option('--prices <file>', 'JSON price table: {"model": {"input": USD/1M tokens, "output": ..., "cachedInput": ...}}'),
+    ],
+    z.object({
+      regressionTrials: count('--regression-trials', 1).optional(),
+      temperature: number('--temperature', 0).optional(),
+      timeout: number('--timeout', 0.1).optional(),
+      evidenceBudget: count('--evidence-budget', 1000).optional(),
+      prices: z.string().optional(),
+    }),
+  ),
+  outputOptions('machine-readable result (verified, attempts, steps, tokens, patch, trajectory, ...)'),
+  // The agent's settings carry the backend and image; the limits come from system.json there.
+  agentBackendOptions,
+);
+export type AgentOpts = OptionsOf<typeof agentOptions>;
 
 /** `ddbench agent`: the agent investigates, patches and submits until a patch is verified or a limit is reached. */
 export async function commandAgent(target: string, o: AgentOpts): Promise<number> {

@@ -1,6 +1,7 @@
-import { InvalidArgumentError } from 'commander';
+import { Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
 import { Protocol, type AgentSettingsInput } from '../../core/agent/config';
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { UserError } from '../../core/errors';
@@ -8,29 +9,41 @@ import { completedKeys, parseShard, planBench, runBench, type Shard } from '../.
 import { agentJobRunner } from '../../core/study/bench-agent';
 import { loadRecords } from '../../core/study/collect';
 import { Condition } from '../../core/study/schema';
-import type { BackendOpts } from '../backend';
+import { agentBackendOptions, count, endpointOptions, limitOptions, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress } from '../output';
 import { benchProgressPrinter } from '../progress-bar';
 import { printReport } from '../study-text';
 import { reportFor, writeOutputs } from './study-report';
 
-export interface BenchOpts extends BackendOpts {
-  bugs: string[];
-  models: string;
-  conditions: string;
-  repeats: number;
-  concurrency: number;
-  shard?: string;
-  out: string;
-  baseUrl?: string;
-  apiKeyEnv?: string;
-  trials?: number;
-  maxSteps?: number;
-  maxAttempts?: number;
-  maxCost?: number;
-  protocol?: string;
-  json?: boolean;
-}
+export const benchOptions = options(
+  optionGroup(
+    [
+      new Option('--models <m1,m2>', 'models, comma-separated, as the endpoint names them').makeOptionMandatory(),
+      new Option('--bugs <id...>', 'bug ids, or all').default(['all']),
+      new Option('--conditions <c1,c2>', 'symptom-only and/or context-augmented, comma-separated').default('symptom-only,context-augmented'),
+      new Option('--repeats <k>', 'runs of each combination').default(1),
+      new Option('--concurrency <c>', 'runs at once').default(1),
+      new Option('--shard <i/n>', "run only this machine's share: every n-th run from i (0-based; Kubernetes: $JOB_COMPLETION_INDEX/<completions>)"),
+      new Option('--out <dir>', 'records, run workspaces and the report go here').default('ddbench-bench'),
+    ],
+    z.object({
+      models: z.string(),
+      bugs: z.array(z.string()),
+      conditions: z.string(),
+      repeats: count('--repeats', 1),
+      concurrency: count('--concurrency', 1),
+      shard: z.string().optional(),
+      out: z.string(),
+    }),
+  ),
+  endpointOptions({ baseUrl: 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI)', apiKeyEnv: 'environment variable holding the API key (default: OPENAI_API_KEY)' }),
+  trialOptions({ trials: "live trials per verification (default: each bug's)" }),
+  limitOptions({ maxSteps: 'model turns per run', maxAttempts: 'submissions verified per run', maxCost: 'cost limit per run in US dollars' }),
+  optionGroup([new Option('--protocol <p>', 'auto, tools or text')], z.object({ protocol: z.string().optional() })),
+  outputOptions(),
+  agentBackendOptions,
+);
+export type BenchOpts = OptionsOf<typeof benchOptions>;
 
 /**
  * `ddbench bench`: every bug × model × condition × repeat through the agent harness,
@@ -105,12 +118,6 @@ export async function commandBench(o: BenchOpts, toolVersion: string): Promise<n
 /** One file per shard, so machines sharing a volume never append to the same file. */
 function recordsFileName(shard: Shard | undefined): string {
   return shard ? `bench-shard-${shard.index}-of-${shard.count}.jsonl` : 'bench.jsonl';
-}
-
-export function parseUsd(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('--max-cost must be an amount in US dollars, e.g. 0.5.');
-  return n;
 }
 
 function list(text: string, flag: string): string[] {

@@ -1,8 +1,16 @@
+import { Option } from 'commander';
+import { z } from 'zod';
 import { bugTableMarkdown } from '../../core/bugs/bug-table';
 import { loadCatalog } from '../../core/bugs/catalog';
+import { optionGroup, options, outputOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, say } from '../output';
 
-export async function commandBugs(o: { json?: boolean; markdown?: boolean }): Promise<number> {
+export const bugsOptions = options(
+  outputOptions(),
+  optionGroup([new Option('--markdown', "the README's bug table (id, system, upstream reference, tier, categories)")], z.object({ markdown: z.boolean().optional() })),
+);
+
+export async function commandBugs(o: OptionsOf<typeof bugsOptions>): Promise<number> {
   const catalog = await loadCatalog();
   if (o.markdown) say(bugTableMarkdown(catalog));
   else if (o.json) {

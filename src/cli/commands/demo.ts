@@ -6,12 +6,15 @@ import { openWorkspace } from '../../core/bugs/workspace';
 import { UserError } from '../../core/errors';
 import { runReproducer } from '../../core/verify/reproduce';
 import { verifyFix } from '../../core/verify/verify';
-import { EXIT, progress, say } from '../output';
-import { printFirstFailure, summaryLine, trialLine } from '../report';
-import { simLine, simVerificationLines } from '../sim-report';
+import { reproducerLines, verificationLines } from '../../core/verify/format';
+import { trialOptions, type OptionsOf } from '../options';
+import { EXIT, say } from '../output';
+import { printFirstFailure, trialProgress } from '../report';
+
+export const demoOptions = trialOptions({ trials: 'trials per step' });
 
 /** The main job on a fresh machine, with nothing configured. */
-export async function commandDemo(o: { trials?: number }): Promise<number> {
+export async function commandDemo(o: OptionsOf<typeof demoOptions>): Promise<number> {
   const trials = o.trials ?? 3;
   const catalog = await loadCatalog();
   const bug = [...catalog.bugs].sort((a, b) => a.tier - b.tier || a.id.localeCompare(b.id))[0];
@@ -24,16 +27,13 @@ export async function commandDemo(o: { trials?: number }): Promise<number> {
   for (const line of issue) say(`   | ${line}`);
 
   say(`\n2. Running the reproducer on the buggy code (${trials} seeded trials, each a real 3-node cluster, then simulated seeds)…`);
-  const repro = await runReproducer(dir, { trials, onTrial: (t, d, n) => progress(`   [${d}/${n}]${trialLine(t)}`) });
-  say(`   ${summaryLine('buggy code', repro)}`);
-  if (repro.sim) say(`   ${simLine('buggy code', repro.sim)}`);
+  const repro = await runReproducer(dir, { trials, onTrial: trialProgress('   ') });
+  for (const line of reproducerLines('buggy code', repro)) say(`   ${line}`);
   await printFirstFailure(repro, 10);
 
   say(`\n3. Verifying the bug's reference fix on a scratch copy (${trials} trials + regression checks)…`);
-  const fix = await verifyFix(dir, { kind: 'reference' }, { trials, onTrial: (t, d, n) => progress(`   [${d}/${n}]${trialLine(t)}`) });
-  say(`   ${summaryLine('fixed code', fix)}`);
-  for (const g of fix.regression) say(`   ${summaryLine('regression', g)}`);
-  if (fix.sim) for (const line of simVerificationLines(fix.sim)) say(`   ${line}`);
+  const fix = await verifyFix(dir, { kind: 'reference' }, { trials, onTrial: trialProgress('   ') });
+  for (const line of verificationLines(fix, 'fixed code')) say(`   ${line}`);
   say(fix.verified ? '   VERIFIED: the reference fix passes every trial and every simulated seed.' : '   NOT VERIFIED: the reference fix failed; see the runs above.');
 
   say('\nWhat to try next:');

@@ -1,19 +1,28 @@
+import { Option } from 'commander';
 import * as path from 'node:path';
+import { z } from 'zod';
 import { UserError } from '../../core/errors';
 import { formatEvent, trialEvidence } from '../../core/repro/evidence';
 import { readScheduleFile } from '../../core/sim/replay';
 import { replayWorkspaceSeed } from '../../core/sim/workspace';
+import { count, optionGroup, options, outputOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, say } from '../output';
 import { printShrunk } from '../sim-report';
 
-export interface ReplayOpts {
-  seed?: number;
-  out?: string;
-  scenario?: string;
-  schedule?: string;
-  shrink?: boolean;
-  json?: boolean;
-}
+export const replayOptions = options(
+  optionGroup(
+    [
+      new Option('--seed <s>', 'the seed to replay'),
+      new Option('--out <file>', 'write the events here instead'),
+      new Option('--scenario <name>', "another of the system's scenarios"),
+      new Option('--schedule <file>', 'replay a schedule.json written by an earlier replay (a shrunk one, say)'),
+      new Option('--shrink', 'shrink the failing schedule first, then replay the shrunk one'),
+    ],
+    z.object({ seed: count('--seed', 0).optional(), out: z.string().optional(), scenario: z.string().optional(), schedule: z.string().optional(), shrink: z.boolean().optional() }),
+  ),
+  outputOptions(),
+);
+export type ReplayOpts = OptionsOf<typeof replayOptions>;
 
 export async function commandReplay(dir: string, o: ReplayOpts): Promise<number> {
   const schedule = o.schedule === undefined ? undefined : readScheduleFile(path.resolve(o.schedule));

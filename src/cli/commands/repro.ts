@@ -1,26 +1,23 @@
+import { reproducerLines } from '../../core/verify/format';
 import { runReproducer } from '../../core/verify/reproduce';
-import { backendOptions, type BackendOpts } from '../backend';
-import { EXIT, printJson, progress, say, withInterrupt, type RunOpts } from '../output';
-import { printFirstFailure, summaryLine, trialLine } from '../report';
-import { checkSimProgress, simLine } from '../sim-report';
+import { clusterBackendOptions, CONCURRENCY_HELP, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
+import { EXIT, printJson, say, withInterrupt } from '../output';
+import { printFirstFailure, trialProgress } from '../report';
+import { checkSimProgress } from '../sim-report';
 
-export async function commandRepro(dir: string, o: RunOpts & BackendOpts): Promise<number> {
+export const reproOptions = options(
+  trialOptions({ trials: "number of seeded trials (default: the bug's)", seed: 'seed of the first trial; trial i uses seed+i', concurrency: CONCURRENCY_HELP }),
+  simCheckOptions({ seeds: 'simulated seeds after the live trials (default: 100)' }),
+  outputOptions(),
+  clusterBackendOptions,
+);
+
+export async function commandRepro(dir: string, { json, ...run }: OptionsOf<typeof reproOptions>): Promise<number> {
   return withInterrupt(async (signal) => {
-    const r = await runReproducer(dir, {
-      backend: backendOptions(o),
-      trials: o.trials,
-      seed: o.seed,
-      concurrency: o.concurrency,
-      signal,
-      sim: o.sim,
-      simSeeds: o.seeds,
-      onTrial: (t, done, total) => progress(`[${done}/${total}]${trialLine(t)}`),
-      onSimSeed: o.json ? undefined : checkSimProgress(),
-    });
-    if (o.json) printJson(r);
+    const r = await runReproducer(dir, { ...run, signal, onTrial: trialProgress(), onSimSeed: json ? undefined : checkSimProgress() });
+    if (json) printJson(r);
     else {
-      say(summaryLine(`reproducer for ${r.bugId}`, r));
-      if (r.sim) say(simLine(`reproducer for ${r.bugId}`, r.sim));
+      for (const line of reproducerLines(`reproducer for ${r.bugId}`, r)) say(line);
       await printFirstFailure(r);
       if (r.sim?.firstFailingSeed !== undefined) say(`\nreplay the first failing seed: ddbench replay ${dir} --seed ${r.sim.firstFailingSeed}`);
       say(`\nruns: ${r.runDir}`);

@@ -1,18 +1,35 @@
+import { Option } from 'commander';
+import { z } from 'zod';
 import { UserError } from '../../core/errors';
 import { shrinkWorkspaceSeed, simulateWorkspace } from '../../core/sim/workspace';
+import { count, optionGroup, options, outputOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, say, withInterrupt } from '../output';
 import { printShrunk, simProgress } from '../sim-report';
 
-export interface SimOpts {
-  seeds?: number;
-  from?: number;
-  stopAtFirst?: boolean;
-  scenario?: string;
-  checkDeterminism?: boolean;
-  shrink?: boolean;
-  concurrency?: number;
-  json?: boolean;
-}
+export const simOptions = options(
+  optionGroup(
+    [
+      new Option('--seeds <n>', 'number of seeds (default: 100)'),
+      new Option('--from <s>', 'first seed (default: 1)'),
+      new Option('--stop-at-first', 'stop at the first failing seed'),
+      new Option('--scenario <name>', "another of the system's scenarios (a regression check, say)"),
+      new Option('--check-determinism', 'run every seed twice and compare the events byte for byte'),
+      new Option('--shrink', 'shrink the first failing seed to the scheduler decisions that matter'),
+      new Option('--concurrency <n>', 'seeds at once, in worker threads (default: number of cores)'),
+    ],
+    z.object({
+      seeds: count('--seeds', 1).optional(),
+      from: count('--from', 0).optional(),
+      stopAtFirst: z.boolean().optional(),
+      scenario: z.string().optional(),
+      checkDeterminism: z.boolean().optional(),
+      shrink: z.boolean().optional(),
+      concurrency: count('--concurrency', 1).optional(),
+    }),
+  ),
+  outputOptions(),
+);
+export type SimOpts = OptionsOf<typeof simOptions>;
 
 export const DEFAULT_CLI_SEEDS = 100;
 
@@ -26,7 +43,7 @@ export async function commandSim(dir: string, o: SimOpts): Promise<number> {
       checkDeterminism: o.checkDeterminism,
       concurrency: o.concurrency,
       signal,
-      onSeed: o.json ? undefined : simProgress('sim'),
+      onSeed: o.json ? undefined : simProgress('code'),
     });
     let shrunk;
     if (o.shrink && r.firstFailingSeed !== undefined) {

@@ -1,5 +1,7 @@
+import { Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
 import { loadCatalog } from '../../core/bugs/catalog';
 import { UserError } from '../../core/errors';
 import { loadRecords, mergeRecords, type RecordSet } from '../../core/study/collect';
@@ -9,15 +11,29 @@ import { reportCsv } from '../../core/study/report-csv';
 import { reportPage } from '../../core/study/report-html';
 import type { RecordProblem } from '../../core/study/store';
 import { workspaceRecordsDir } from '../../core/study/store';
+import { optionGroup, options, outputOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, say } from '../output';
 import { printReport } from '../study-text';
 
-export interface ReportOpts {
-  records?: string[];
-  html?: string;
-  csv?: string;
-  json?: boolean;
-}
+export const reportOptions = options(
+  optionGroup(
+    [
+      new Option('--records <path...>', 'records folders or files, merged without duplicates (default: ./.ddbench/records)'),
+      new Option('--html <file>', 'write the report as one HTML page with charts (works offline)'),
+      new Option('--csv <file>', 'write the figures as CSV (one row per bug/tier/overall × group, plus the lift)'),
+    ],
+    z.object({ records: z.array(z.string()).optional(), html: z.string().optional(), csv: z.string().optional() }),
+  ),
+  outputOptions(),
+);
+export type ReportOpts = OptionsOf<typeof reportOptions>;
+
+export const mergeOptions = options(
+  optionGroup([new Option('--into <file>', 'the merged file (created if missing; running again adds only what is new)').makeOptionMandatory()], z.object({ into: z.string() })),
+  outputOptions(),
+);
+
+export const checkOptions = outputOptions();
 
 /** `ddbench report`: the comparison of every attempt under the given records folders. */
 export async function commandReport(o: ReportOpts): Promise<number> {
@@ -41,7 +57,7 @@ export function writeOutputs(report: Report, o: { html?: string; csv?: string })
 }
 
 /** `ddbench records merge`: one file from many machines' records, no duplicates. */
-export function commandRecordsMerge(sources: string[], o: { into: string; json?: boolean }): number {
+export function commandRecordsMerge(sources: string[], o: OptionsOf<typeof mergeOptions>): number {
   const r = mergeRecords(path.resolve(o.into), sources);
   for (const p of r.problems) progress(problemLine(p));
   if (o.json) printJson(r);
@@ -50,7 +66,7 @@ export function commandRecordsMerge(sources: string[], o: { into: string; json?:
 }
 
 /** `ddbench records check`: every line validated; exit 1 if any is bad. */
-export function commandRecordsCheck(paths: string[], o: { json?: boolean }): number {
+export function commandRecordsCheck(paths: string[], o: OptionsOf<typeof checkOptions>): number {
   const set = loadRecords(paths.length ? paths : [defaultRecords()]);
   if (o.json) printJson({ files: set.files, attempts: set.attempts.length, interactions: set.interactions.length, upgraded: set.upgraded, problems: set.problems, conflicts: set.conflicts });
   else {

@@ -1,36 +1,51 @@
+import { Option } from 'commander';
 import * as path from 'node:path';
-import { UserError } from '../../core/errors';
+import { z } from 'zod';
 import type { LoadOptions } from '../../core/events/load';
 import { exportStore, summaryLines, type ExportFormat } from '../../core/events/export';
 import { InputFormat } from '../../core/events/store';
 import { writeTimelineHtml } from '../../core/timeline/export-html';
 import { TimelineModel, type RunSource } from '../../core/timeline/model';
 import { loadRun } from '../../core/timeline/runs';
+import { optionGroup, options, outputOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, say } from '../output';
 
-export interface TimelineOpts {
-  html?: string;
-  /** [format, out], from `--export chrome|shiviz OUT`. */
-  export?: string[];
-  compare?: string[];
-  format?: string;
-  regex?: string;
-  delimiter?: string;
-  execution?: string;
-  title?: string;
-  json?: boolean;
-}
+const EXPORT_FORMATS = ['chrome', 'shiviz'] as const satisfies readonly ExportFormat[];
 
-const EXPORT_FORMATS: readonly ExportFormat[] = ['chrome', 'shiviz'];
+/** `--export chrome|shiviz OUT`: a format and an output file. */
+const ExportArgs = z
+  .array(z.string())
+  .refine((v) => v.length === 2 && (EXPORT_FORMATS as readonly string[]).includes(v[0]!), `--export takes a format (${EXPORT_FORMATS.join(' or ')}) and an output file, after the inputs: ddbench timeline RUN --export chrome trace.json`)
+  .transform(([format, out]) => ({ format: format as ExportFormat, out: out! }));
 
-function parseExport(values: string[] | undefined): { format: ExportFormat; out: string } | undefined {
-  if (values === undefined) return undefined;
-  const [format, out, ...extra] = values;
-  if (out === undefined || extra.length > 0 || !EXPORT_FORMATS.includes(format as ExportFormat)) {
-    throw new UserError(`--export takes a format (${EXPORT_FORMATS.join(' or ')}) and an output file, after the inputs: ddbench timeline RUN --export chrome trace.json`);
-  }
-  return { format: format as ExportFormat, out };
-}
+export const timelineOptions = options(
+  optionGroup(
+    [
+      new Option('--html <out>', 'write the interactive timeline as one HTML file that opens offline in any browser'),
+      new Option('--export <format-and-out...>', 'write the events for another tool: chrome OUT (Perfetto) or shiviz OUT'),
+      new Option('--compare <input...>', 'a second run shown aligned below the first, with where it first diverges (--html)'),
+      new Option('--format <format>', 'read every file as this format instead of detecting it (events, router, text, shiviz, otlp, chrome)'),
+      new Option('--regex <regex>', 'regex with named groups (host, event, clock, ts, level) for plain-text logs'),
+      new Option('--delimiter <regex>', 'ShiViz execution delimiter (a matching line starts a new execution)'),
+      new Option('--execution <label>', 'which execution of a multi-execution ShiViz log to read'),
+      new Option('--title <title>', 'title of the HTML page'),
+    ],
+    z
+      .object({
+        html: z.string().optional(),
+        export: ExportArgs.optional(),
+        compare: z.array(z.string()).optional(),
+        format: z.enum(InputFormat, { error: `--format must be one of ${InputFormat.join(', ')}` }).optional(),
+        regex: z.string().optional(),
+        delimiter: z.string().optional(),
+        execution: z.string().optional(),
+        title: z.string().optional(),
+      })
+      .refine((o) => o.export === undefined || o.compare === undefined, '--compare applies to --html only; export one run at a time'),
+  ),
+  outputOptions(),
+);
+export type TimelineOpts = OptionsOf<typeof timelineOptions>;
 
 /** The run's picture in numbers: what a person would see first on the timeline. */
 function overview(model: TimelineModel): string[] {
@@ -48,10 +63,8 @@ function overview(model: TimelineModel): string[] {
  * a trace for Perfetto or ShiViz; with neither, a summary of what the timeline shows.
  */
 export async function commandTimeline(inputs: string[], o: TimelineOpts): Promise<number> {
-  const exp = parseExport(o.export);
-  if (exp !== undefined && o.compare !== undefined) throw new UserError('--compare applies to --html only; export one run at a time');
-  if (o.format !== undefined && !(InputFormat as readonly string[]).includes(o.format)) throw new UserError(`--format must be one of ${InputFormat.join(', ')}`);
-  const load: LoadOptions = { format: o.format as InputFormat | undefined, regex: o.regex, delimiter: o.delimiter, execution: o.execution };
+  const exp = o.export;
+  const load: LoadOptions = { format: o.format, regex: o.regex, delimiter: o.delimiter, execution: o.execution };
   const runs: RunSource[] = [await loadRun(inputs, load)];
   if (o.compare !== undefined) runs.push(await loadRun(o.compare, load));
   const title = o.title ?? `DDBench timeline: ${runs.map((r) => r.label).join(' vs ')}`;

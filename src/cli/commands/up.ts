@@ -1,12 +1,23 @@
+import { Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { z } from 'zod';
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { defaultWorkspacesDir, isWorkspace, openWorkspace, readWorkspace } from '../../core/bugs/workspace';
 import { UserError } from '../../core/errors';
 import { formatEvent } from '../../core/repro/evidence';
 import { launchWorkspaceCluster } from '../../core/cluster/launch';
-import { backendOptions, type BackendOpts } from '../backend';
+import { clusterBackendOptions, optionGroup, options, trialOptions, type OptionsOf } from '../options';
 import { EXIT, progress, say } from '../output';
+
+export const upOptions = options(
+  trialOptions({ seed: 'seed for the nodes and router' }),
+  optionGroup(
+    [new Option('--inspect', 'start each node with the Node.js inspector on a free port'), new Option('--quiet', 'do not print live events')],
+    z.object({ inspect: z.boolean().optional(), quiet: z.boolean().optional() }),
+  ),
+  clusterBackendOptions,
+);
 
 /** A workspace folder as given, or the default workspace of a bug id (opened when missing). */
 export async function workspaceFor(target: string): Promise<string> {
@@ -21,10 +32,10 @@ export async function workspaceFor(target: string): Promise<string> {
   return openWorkspace(catalog, bug.id, dir);
 }
 
-export async function commandUp(target: string, o: BackendOpts & { seed?: number; inspect?: boolean; quiet?: boolean }): Promise<number> {
+export async function commandUp(target: string, o: OptionsOf<typeof upOptions>): Promise<number> {
   const dir = await workspaceFor(target);
   progress(`launching the cluster of ${dir} …`);
-  const cluster = await launchWorkspaceCluster(dir, { seed: o.seed, inspect: o.inspect, backend: backendOptions(o) });
+  const cluster = await launchWorkspaceCluster(dir, { seed: o.seed, inspect: o.inspect, backend: o.backend });
   for (const n of cluster.nodes()) {
     say(`  ${n.id.padEnd(6)} ${n.status.padEnd(8)} ${n.container ? `container ${n.container}` : `pid ${n.pid ?? '-'}`}${n.statePort ? `  state http://127.0.0.1:${n.statePort}/state` : ''}${n.inspectPort ? `  inspector 127.0.0.1:${n.inspectPort}` : ''}`);
   }

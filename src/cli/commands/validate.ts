@@ -1,57 +1,45 @@
+import { Option } from 'commander';
+import { z } from 'zod';
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
+import { validationLines } from '../../core/verify/format';
 import { validateBug, type ValidationResult } from '../../core/verify/validate';
-import { backendOptions, type BackendOpts } from '../backend';
-import { EXIT, printJson, progress, say, type RunOpts } from '../output';
-import { trialLine } from '../report';
+import { clusterBackendOptions, CONCURRENCY_HELP, count, optionGroup, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
+import { EXIT, printJson, say } from '../output';
+import { trialProgress } from '../report';
 import { checkSimProgress } from '../sim-report';
 
-export interface ValidateOpts {
-  keepRuns?: string;
-  buggySeeds?: number;
-  regressionTrials?: number;
-}
+export const validateOptions = options(
+  trialOptions({ trials: "trials per code version (default: each bug's)", seed: 'seed of the first trial', concurrency: CONCURRENCY_HELP }),
+  optionGroup([new Option('--keep-runs <dir>', "keep every trial's events under this folder")], z.object({ keepRuns: z.string().optional() })),
+  simCheckOptions({
+    seeds: "simulated seeds the fix must pass (default: at least 1000, more if the buggy code's failure rate calls for it)",
+    buggySeeds: "simulated seeds that measure the buggy code's failure rate (default: 200)",
+  }),
+  optionGroup(
+    [new Option('--regression-trials <n>', 'live trials of each regression check on each code version (default: 1)')],
+    z.object({ regressionTrials: count('--regression-trials', 1).optional() }),
+  ),
+  outputOptions(),
+  clusterBackendOptions,
+);
 
-export async function commandValidate(ids: string[], o: RunOpts & BackendOpts & ValidateOpts): Promise<number> {
+export async function commandValidate(ids: string[], { json, ...checks }: OptionsOf<typeof validateOptions>): Promise<number> {
   const catalog = await loadCatalog();
   const bugs = ids.length ? ids.map((id) => findBug(catalog, id)) : catalog.bugs;
   const started = Date.now();
   const results: ValidationResult[] = [];
   for (const bug of bugs) {
-    if (!o.json) say(`${bug.id}: validating…`);
-    const r = await validateBug(catalog, bug, {
-      backend: backendOptions(o),
-      trials: o.trials,
-      seed: o.seed,
-      concurrency: o.concurrency,
-      keepRuns: o.keepRuns,
-      sim: o.sim,
-      simSeeds: o.seeds,
-      simBuggySeeds: o.buggySeeds,
-      regressionTrials: o.regressionTrials,
-      onTrial: (t, done, total) => progress(`  [${done}/${total}]${trialLine(t)}`),
-      onSimSeed: o.json ? undefined : checkSimProgress(),
-    });
+    if (!json) say(`${bug.id}: validating…`);
+    const r = await validateBug(catalog, bug, { ...checks, onTrial: trialProgress('  '), onSimSeed: json ? undefined : checkSimProgress() });
     results.push(r);
-    if (!o.json) {
-      say(`${bug.id}: ${r.ok ? 'OK' : 'FAILED'} — buggy fails ${pct(r.buggyFailureRate)} (${r.buggy.failed}/${r.buggy.trials.length}), fixed passes ${r.fixed.passed}/${r.fixed.trials.length}`);
-      if (r.sim) {
-        const { buggy, fixed } = r.sim;
-        say(`  simulation: buggy fails ${pct(buggy.failureRate)} of seeds (${buggy.failed}/${buggy.seeds}), fixed passes ${fixed.seeds - fixed.failed}/${r.sim.required} seeds (${fixed.seedsPerSecond.toFixed(0)} seeds/s)`);
-      }
-      for (const g of r.regression) say(`  regression ${g.result.scenario} on the ${g.code} code: ${g.result.passed}/${g.result.trials.length} passed`);
-      for (const p of r.problems) say(`  problem: ${p}`);
-    }
+    if (!json) for (const line of validationLines(r)) say(line);
   }
   const ok = results.every((r) => r.ok) && catalog.problems.length === 0;
   const seconds = (Date.now() - started) / 1000;
-  if (o.json) printJson({ ok, seconds, bugs: results, catalogProblems: catalog.problems });
+  if (json) printJson({ ok, seconds, bugs: results, catalogProblems: catalog.problems });
   else {
     for (const p of catalog.problems) say(`catalogue problem: ${p}`);
     say(`\n${results.filter((r) => r.ok).length}/${results.length} bugs valid in ${seconds.toFixed(0)} s`);
   }
   return ok ? EXIT.ok : EXIT.failed;
-}
-
-function pct(x: number): string {
-  return `${Math.round(x * 100)}%`;
 }

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { DDBENCH_DIR } from '../paths';
 import { loadTimeline, resolveInputs, type LoadOptions } from '../events/load';
+import { trialTitle } from '../verify/format';
 import type { RunSource } from './model';
 
 /** The part of trial.json (core/repro/trial.ts) a picker and a label need. */
@@ -53,11 +54,11 @@ function readTrial(dir: string): z.infer<typeof TrialFile> | undefined {
   }
 }
 
-/** "lock-waiter-lease-expiry #0 · seed 1 · fail: invariant violated: …" for a trial folder, else the file names. */
+/** "lock-waiter-lease-expiry trial 1 · seed 1 · fail: invariant violated: …" for a trial folder, else the file names. */
 export function runLabel(files: readonly string[]): string {
   const dir = path.dirname(files[0] ?? '.');
   const t = readTrial(dir);
-  if (t !== undefined) return `${t.scenario} #${t.index} · seed ${t.seed} · ${t.verdict}${t.reason !== undefined ? `: ${t.reason}` : ''}`;
+  if (t !== undefined) return trialTitle(t);
   return files.map((f) => path.basename(f)).join(' + ');
 }
 
