@@ -145,7 +145,7 @@ withOptions(
     .command('bench')
     .description('batch evaluation: every bug × model × condition × repeat through the agent harness, each run in its own workspace and recorded as it ends; rerun to resume (recorded runs are skipped); ends with the report'),
   benchOptions,
-  (o) => commandBench(o, version),
+  (o) => commandBench(o),
 );
 
 withOptions(

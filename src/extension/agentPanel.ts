@@ -6,8 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { runAgent } from '../core/agent/agent';
-import { recordAgentRun } from '../core/study/agent';
+import { runAgentAndRecord } from '../core/study/agent';
 import type { AgentEvent } from '../core/agent/events';
 import { agentSettingsOf, DEFAULT_PANEL_SETTINGS, PanelSettings, PROTOCOL_VERSION, ToHost, type Review, type ToWebview } from '../core/agent/panel-protocol';
 import { appendToTrajectory } from '../core/agent/trajectory';
@@ -169,11 +168,10 @@ export class AgentPanel implements vscode.Disposable {
     this.run = run;
     await this.init();
     this.output.appendLine(`[agent] run ${run.number}: ${workspace.bugId} with ${settings.model} at ${settings.baseUrl} (${settings.condition})`);
-    run.finished = runAgent({ workspace: workspace.dir, settings: agentSettingsOf(settings), ...(apiKey && { apiKey }), signal: abort.signal, onEvent: (e) => this.onEvent(run, e) })
-      .then(async (result) => {
+    // Recorded like `ddbench agent` records it, beside people's attempts, for the comparison view and reports.
+    run.finished = runAgentAndRecord({ workspace: workspace.dir, settings: agentSettingsOf(settings), ...(apiKey && { apiKey }), signal: abort.signal, onEvent: (e) => this.onEvent(run, e) })
+      .then(({ result, record }) => {
         this.output.appendLine(`[agent] run ${run.number}: ${result.verified ? 'verified' : 'not verified'} (${result.stopReason}${result.error ? `: ${result.error}` : ''}); trajectory ${result.trajectory}`);
-        // Recorded like `ddbench agent` records it, beside people's attempts, for the comparison view and reports.
-        const record = await recordAgentRun(workspace.dir, result, settings.baseUrl);
         if (record) this.output.appendLine(`[agent] run ${run.number}: recorded as attempt ${record.id}`);
       })
       .catch((err: unknown) => {

@@ -2,18 +2,26 @@ import { strict as assert } from 'node:assert';
 import { runAgent } from '../../src/core/agent/agent';
 import type { AgentSettingsInput } from '../../src/core/agent/config';
 import { readTrajectory } from '../../src/core/agent/trajectory';
+import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { liveHostProcesses } from '../support/processes';
 import { AGENT_BUGSET, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace } from '../support/agent-fixture';
 import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai-server';
 
-/** The context-augmented condition: the bundle up front, and the evidence tools on real trials of the fixture bug. */
-describe('agent: context-augmented condition', function () {
+/**
+ * The context-augmented condition with its real collaborators: the bundle up front, and
+ * the evidence tools on live trials of the fixture bug, through the real client. Its own
+ * logic (the bundle, the budget) is tested with fakes in test/unit/agent-context.test.ts.
+ */
+describe('agent: context-augmented condition (live trials)', function () {
   this.timeout(120_000);
   let ws: Awaited<ReturnType<typeof openTestWorkspace>>;
+  let catalog: Catalog;
   let server: ScriptedOpenAIServer | undefined;
   let savedBugs: string | undefined;
 
   before(async () => {
+    catalog = await loadCatalog(AGENT_BUGSET);
+    // The real verifier (verifyFix) resolves the workspace against the configured bug set.
     savedBugs = process.env.DDBENCH_BUGS;
     process.env.DDBENCH_BUGS = AGENT_BUGSET;
     ws = await openTestWorkspace(AGENT_BUGSET, COUNTER_BUG);
@@ -32,11 +40,10 @@ describe('agent: context-augmented condition', function () {
 
   async function run(replies: (ScriptedReply | ((r: RecordedRequest) => ScriptedReply))[], settings: Partial<AgentSettingsInput> = {}) {
     server = await ScriptedOpenAIServer.start({ replies });
-    const result = await runAgent({
-      workspace: ws.dir,
-      apiKey: KEY,
-      settings: { baseUrl: server.url, model: 'scripted-model', condition: 'context-augmented', trials: 1, regressionTrials: 1, ...settings },
-    });
+    const result = await runAgent(
+      { workspace: ws.dir, apiKey: KEY, settings: { baseUrl: server.url, model: 'scripted-model', condition: 'context-augmented', trials: 1, regressionTrials: 1, ...settings } },
+      { catalog },
+    );
     if (server.failures[0]) throw server.failures[0];
     return { result, requests: server.requests };
   }
@@ -95,19 +102,5 @@ describe('agent: context-augmented condition', function () {
     assert.equal(requests.length, 9);
     const start = readTrajectory(result.trajectory).records[0];
     assert.ok(start?.type === 'start' && start.tools.includes('run_reproducer'));
-  });
-
-  it('holds evidence to the token budget, saying what was cut', async () => {
-    const { result, requests } = await run(
-      [call('timeline', { limit: 200 }), call('timeline', { limit: 200 }), call('timeline', { limit: 200 }), call('list_files', {})],
-      { evidenceBudgetTokens: 1000, limits: { maxSteps: 4 } },
-    );
-    assert.equal(result.stopReason, 'step-limit');
-    const bundle = String(requests[0]!.messages[1]!.content).split('## Debugging context')[1] ?? '';
-    assert.ok(bundle.length > 0 && bundle.length <= 2000 + 300, `the bundle takes at most half the budget (${bundle.length} characters)`);
-    const answers = requests.slice(1).map(lastMessage);
-    assert.ok(answers.some((a) => /cut from the middle/.test(a)));
-    assert.match(answers.at(-1)!, /^\[evidence budget exhausted: \d+ of 1000 tokens used/);
-    assert.ok(result.totals.evidenceTokens <= 1000 + 50);
   });
 });

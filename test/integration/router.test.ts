@@ -71,7 +71,7 @@ describe('router', () => {
   it('drops by rule, and only messages of the rule\'s type', async () => {
     rig = new Rig(1);
     const [a, b] = await rig.start('a', 'b');
-    rig.router.addLinkFault({ from: 'a', to: 'b', type: 'x', drop: 1 });
+    rig.router.faults.addLinkFault({ from: 'a', to: 'b', type: 'x', drop: 1 });
     const [dropped] = a.send({ to: 'b', type: 'x' }, { to: 'b', type: 'y' });
     await b.waitForMessages(1);
     // Both arrived on one connection in order, so x was decided before y was delivered.
@@ -85,7 +85,7 @@ describe('router', () => {
   it('matches wildcard endpoints', async () => {
     rig = new Rig(1);
     const [a, b, c] = await rig.start('a', 'b', 'c');
-    rig.router.addLinkFault({ from: '*', to: 'b', drop: 1 });
+    rig.router.faults.addLinkFault({ from: '*', to: 'b', drop: 1 });
     a.send({ to: 'b', type: 'x' }, { to: 'c', type: 'marker' });
     await c.waitForMessages(1);
     c.send({ to: 'b', type: 'x' }, { to: 'a', type: 'marker' });
@@ -97,7 +97,7 @@ describe('router', () => {
   it('duplicates a message: two copies with the same id', async () => {
     rig = new Rig(1);
     const [a, b] = await rig.start('a', 'b');
-    rig.router.addLinkFault({ from: 'a', to: 'b', type: 'x', duplicate: 1 });
+    rig.router.faults.addLinkFault({ from: 'a', to: 'b', type: 'x', duplicate: 1 });
     const [id] = a.send({ to: 'b', type: 'x' }, { to: 'b', type: 'marker' });
     await b.waitFor((f) => f.t === 'msg' && f.type === 'marker');
     assert.deepEqual(b.messages().map((m) => [m.msgId, m.type]), [[id, 'x'], [id, 'x'], ['a:2', 'marker']]);
@@ -107,7 +107,7 @@ describe('router', () => {
   it('reorders: a held message goes after the next one on its link', async () => {
     rig = new Rig(1);
     const [a, b] = await rig.start('a', 'b');
-    rig.router.addLinkFault({ from: 'a', to: 'b', type: 'first', reorder: 1 });
+    rig.router.faults.addLinkFault({ from: 'a', to: 'b', type: 'first', reorder: 1 });
     const [first] = a.send({ to: 'b', type: 'first' }, { to: 'b', type: 'second' });
     await b.waitForMessages(2);
     assert.deepEqual(b.messages().map((m) => m.type), ['second', 'first']);
@@ -117,7 +117,7 @@ describe('router', () => {
   it('releases a reordered message after the hold time when nothing follows it', async () => {
     rig = new Rig(1, undefined, 10);
     const [a, b] = await rig.start('a', 'b');
-    rig.router.addLinkFault({ from: 'a', to: 'b', reorder: 1 });
+    rig.router.faults.addLinkFault({ from: 'a', to: 'b', reorder: 1 });
     a.send({ to: 'b', type: 'lonely' });
     await b.waitForMessages(1);
     assert.equal(b.messages()[0]?.type, 'lonely');
@@ -126,7 +126,7 @@ describe('router', () => {
   it('delays a message, letting a later one overtake it', async () => {
     rig = new Rig(1);
     const [a, b] = await rig.start('a', 'b');
-    rig.router.addLinkFault({ from: 'a', to: 'b', type: 'slow', delayMs: [300, 300] });
+    rig.router.faults.addLinkFault({ from: 'a', to: 'b', type: 'slow', delayMs: [300, 300] });
     const [slow] = a.send({ to: 'b', type: 'slow' }, { to: 'b', type: 'fast' });
     await b.waitForMessages(2);
     assert.deepEqual(b.messages().map((m) => m.type), ['fast', 'slow']);
@@ -138,14 +138,14 @@ describe('router', () => {
   it('partitions groups, keeps links of endpoints in no group, and heals', async () => {
     rig = new Rig(1);
     const [a, b, c] = await rig.start('a', 'b', 'c');
-    rig.router.partition([['a'], ['b']]);
+    rig.router.faults.partition([['a'], ['b']]);
     const [cut] = a.send({ to: 'b', type: 'cut' });
     await rig.waitForEvent((e) => e.msgId === cut);
     c.send({ to: 'b', type: 'from-c' });
     await b.waitForMessages(1);
     assert.deepEqual(b.messages().map((m) => m.type), ['from-c']);
     assert.deepEqual(rig.faults('drop')[0]?.fields, { from: 'a', to: 'b', type: 'cut', reason: 'partition' });
-    rig.router.heal();
+    rig.router.faults.heal();
     a.send({ to: 'b', type: 'healed' });
     await b.waitForMessages(2);
     assert.deepEqual(b.messages().map((m) => m.type), ['from-c', 'healed']);
@@ -197,7 +197,7 @@ describe('router', () => {
     const dropped = async (seed: number): Promise<string[]> => {
       rig = new Rig(seed);
       const [a, b] = await rig.start('a', 'b');
-      rig.router.addLinkFault({ from: 'a', to: 'b', type: 'x', drop: 0.5 });
+      rig.router.faults.addLinkFault({ from: 'a', to: 'b', type: 'x', drop: 0.5 });
       a.send(...Array.from({ length: 40 }, () => ({ to: 'b', type: 'x' })), { to: 'b', type: 'marker' });
       await b.waitFor((f) => f.t === 'msg' && f.type === 'marker');
       const ids = rig.faults('drop').map((e) => e.msgId ?? '');

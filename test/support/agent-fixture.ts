@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { openWorkspace } from '../../src/core/bugs/workspace';
-import type { RecordedRequest, ScriptedReply } from './scripted-openai-server';
+import type { RecordedRequest, ScriptedAnswer } from './scripted-openai-server';
 
 /** The agent tests' own bug set: a one-node counter whose trials take a second or two. */
 export const AGENT_BUGSET = path.resolve(__dirname, '..', 'fixtures', 'agent-bugset');
@@ -18,17 +18,17 @@ export async function openTestWorkspace(bugSet: string, bugId: string): Promise<
 }
 
 /** A reply calling one tool. */
-export function call(name: string, args: Record<string, unknown> | string, content = ''): ScriptedReply {
+export function call(name: string, args: Record<string, unknown> | string, content = ''): ScriptedAnswer {
   return { content, toolCalls: [{ name, arguments: args }] };
 }
 
 /** A text-protocol reply: a thought, then one fenced action. */
-export function textAction(name: string, body: string, thought = 'Next step.'): ScriptedReply {
+export function textAction(name: string, body: string, thought = 'Next step.'): ScriptedAnswer {
   return { content: `${thought}\n\n\`\`\`${name}\n${body}\n\`\`\`` };
 }
 
 /** The text of the last message the model was sent (a tool result or a user message). */
-export function lastMessage(req: RecordedRequest): string {
+export function lastMessage(req: Pick<RecordedRequest, 'messages'>): string {
   const m = req.messages.at(-1);
   return typeof m?.content === 'string' ? m.content : JSON.stringify(m?.content ?? '');
 }

@@ -28,6 +28,9 @@ export type ScriptedReply =
   /** Accepts the request and never answers (for timeouts). */
   | { hang: true };
 
+/** A reply the model gives (as opposed to an HTTP error or no answer). */
+export type ScriptedAnswer = Extract<ScriptedReply, { content?: string }>;
+
 export interface RecordedRequest {
   model: string;
   messages: { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string }[];
@@ -143,7 +146,7 @@ function sendError(res: http.ServerResponse, r: { status: number; error: { messa
 }
 
 /** The reply as OpenAI streams it: role first, then content or tool-call fragments, the finish reason, usage, [DONE]. */
-function stream(res: http.ServerResponse, model: string, r: Extract<ScriptedReply, { content?: string }>, includeUsage: boolean, promptChars: number): void {
+function stream(res: http.ServerResponse, model: string, r: ScriptedAnswer, includeUsage: boolean, promptChars: number): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const id = `chatcmpl-scripted${Math.random().toString(36).slice(2, 10)}`;
   const created = Math.floor(Date.now() / 1000);

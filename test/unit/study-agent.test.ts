@@ -2,24 +2,19 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentResult } from '../../src/core/agent/events';
-import { agentAttemptRecord, endpointOf, recordAgentRun } from '../../src/core/study/agent';
+import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
+import { agentAttemptRecord, endpointOf, runAgentAndRecord } from '../../src/core/study/agent';
 import { loadRecords } from '../../src/core/study/collect';
 import { AttemptRecord } from '../../src/core/study/schema';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../support/agent-fixture';
+import { AGENT_BUGSET, call, COUNTER_BUG, openTestWorkspace } from '../support/agent-fixture';
+import { FakeChatModel, FakeVerifier } from '../support/agent-fakes';
 import { REF_FIX } from '../support/study-fixtures';
 
 describe("study: an agent run as an attempt record", () => {
   let ws: Awaited<ReturnType<typeof openTestWorkspace>>;
-  let savedBugs: string | undefined;
-  before(() => {
-    savedBugs = process.env.DDBENCH_BUGS;
-    process.env.DDBENCH_BUGS = AGENT_BUGSET;
-  });
-  after(() => {
-    if (savedBugs === undefined) delete process.env.DDBENCH_BUGS;
-    else process.env.DDBENCH_BUGS = savedBugs;
-  });
+  let catalog: Catalog;
+  before(async () => (catalog = await loadCatalog(AGENT_BUGSET)));
   beforeEach(async () => (ws = await openTestWorkspace(AGENT_BUGSET, COUNTER_BUG)));
   afterEach(() => ws.dispose());
 
@@ -84,12 +79,28 @@ describe("study: an agent run as an attempt record", () => {
     );
   });
 
-  it('records a run in its workspace, and leaves out a run the user stopped', async () => {
-    const r = await recordAgentRun(ws.dir, finishedRun(), 'http://127.0.0.1:8080/v1');
-    assert.ok(r);
-    assert.equal(await recordAgentRun(ws.dir, finishedRun({ verified: false, stopReason: 'stopped' }), 'http://127.0.0.1:8080/v1'), undefined);
+  it('runs the agent and records the run in its workspace; a run the user stopped is left out', async () => {
+    const fix = call('propose_edit', { path: 'src/total.mjs', edits: [{ search: 'return total + amount * 2;', replace: 'return total + amount;' }] });
+    const collaborators = () => ({ model: new FakeChatModel([fix, call('submit', {})]), verifier: new FakeVerifier(() => true).verify, catalog });
+    const settings = { baseUrl: 'http://127.0.0.1:8080/v1', model: 'fake-model' };
+    const { result, record } = await runAgentAndRecord({ workspace: ws.dir, settings }, collaborators());
+    assert.ok(record && result.verified);
+    assert.deepEqual([record.status, record.bug, record.actor.kind === 'agent' && record.actor.endpoint, record.agent?.trajectory], ['verified', { id: COUNTER_BUG, system: 'counter', tier: 1 }, { kind: 'local', host: '127.0.0.1' }, result.trajectory]);
+
+    const abort = new AbortController();
+    const stopped = await runAgentAndRecord({ workspace: ws.dir, settings, signal: abort.signal, onEvent: (e) => e.type === 'started' && abort.abort() }, collaborators());
+    assert.deepEqual([stopped.result.stopReason, stopped.record], ['stopped', undefined]);
     const set = loadRecords([workspaceRecordsDir(ws.dir)]);
-    assert.deepEqual(set.attempts.map((a) => [a.id, a.bug.tier, a.tool?.version]), [[r.id, 1, JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')).version]]);
+    assert.deepEqual(set.attempts.map((a) => [a.id, a.bug.tier, a.tool?.version]), [[record.id, 1, JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')).version]]);
+  });
+
+  it('records a bench run in the file given, with its job', async () => {
+    const file = path.join(ws.dir, 'bench.jsonl');
+    const collaborators = { model: new FakeChatModel([call('list_files', {})]), verifier: new FakeVerifier(() => true).verify, catalog };
+    const { record } = await runAgentAndRecord({ workspace: ws.dir, settings: { model: 'fake-model', limits: { maxSteps: 1 } }, recordsFile: file, bench: { key: 'k', repeat: 2 } }, collaborators);
+    assert.deepEqual([record?.status, record?.bench], ['not-verified', { key: 'k', repeat: 2 }]);
+    assert.deepEqual(loadRecords([file]).attempts.map((a) => a.id), [record?.id]);
+    assert.deepEqual(loadRecords([workspaceRecordsDir(ws.dir)]).attempts, [], 'nothing in the workspace records');
   });
 
   it('classifies endpoints by host, keeping nothing but the host', () => {

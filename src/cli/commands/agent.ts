@@ -1,40 +1,44 @@
 import { Option } from 'commander';
 import * as fs from 'node:fs';
 import { z } from 'zod';
-import { runAgent } from '../../core/agent/agent';
-import { AgentSettings, Condition, Protocol, type AgentSettingsInput } from '../../core/agent/config';
+import { AGENT_DEFAULTS, AgentSettings, Condition, endpointFromEnv, Protocol, type AgentSettingsInput } from '../../core/agent/config';
 import type { AgentEvent } from '../../core/agent/events';
 import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
-import { recordAgentRun } from '../../core/study/agent';
+import { runAgentAndRecord } from '../../core/study/agent';
 import { agentBackendOptions, count, endpointOptions, limitOptions, number, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, say } from '../output';
 import { workspaceFor } from './up';
 
+const D = AGENT_DEFAULTS.limits;
+
 export const agentOptions = options(
   optionGroup([new Option('--model <name>', 'model name as the endpoint knows it (gpt-4o, qwen2.5-coder:32b, ...)').makeOptionMandatory()], z.object({ model: z.string() })),
-  endpointOptions({ baseUrl: 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or https://api.openai.com/v1)', apiKeyEnv: 'environment variable holding the API key (default: OPENAI_API_KEY)' }),
+  endpointOptions({
+    baseUrl: `OpenAI-compatible endpoint (default: $${AGENT_DEFAULTS.baseUrlEnv} or ${AGENT_DEFAULTS.baseUrl})`,
+    apiKeyEnv: `environment variable holding the API key (default: ${AGENT_DEFAULTS.apiKeyEnv})`,
+  }),
   optionGroup(
     [
-      new Option('--condition <c>', 'what the agent is given').choices(Condition.options).default('symptom-only'),
-      new Option('--protocol <p>', 'tool calling, the text-action protocol, or tools with a fallback to text').choices(Protocol.options).default('auto'),
+      new Option('--condition <c>', 'what the agent is given').choices(Condition.options).default(AGENT_DEFAULTS.condition),
+      new Option('--protocol <p>', 'tool calling, the text-action protocol, or tools with a fallback to text').choices(Protocol.options).default(AGENT_DEFAULTS.protocol),
     ],
     z.object({ condition: Condition, protocol: Protocol }),
   ),
   limitOptions({
-    maxSteps: 'model turns (default 40)',
-    maxAttempts: 'submissions (default 3)',
-    maxTokens: 'prompt + completion tokens (default 1000000)',
-    maxCost: 'US dollars, from the price table (default 2)',
-    maxMinutes: 'wall-clock time (default 30)',
+    maxSteps: `model turns (default ${D.maxSteps})`,
+    maxAttempts: `submissions (default ${D.maxAttempts})`,
+    maxTokens: `prompt + completion tokens (default ${D.maxTokens})`,
+    maxCost: `US dollars, from the price table (default ${D.maxCostUsd})`,
+    maxMinutes: `wall-clock time (default ${D.maxWallMs / 60_000})`,
   }),
   trialOptions({ trials: "live reproducer trials per verification (default: the bug's)" }),
   optionGroup(
     [
       new Option('--regression-trials <n>', 'trials of each regression check per verification (default 2)'),
       new Option('--temperature <t>', "sampling temperature (default: the endpoint's)"),
-      new Option('--timeout <s>', 'seconds without a byte from the endpoint before a request fails (default 120)'),
-      new Option('--evidence-budget <tokens>', 'tokens of evidence (context bundle and evidence tools) per run (default 40000)'),
+      new Option('--timeout <s>', `seconds without a byte from the endpoint before a request fails (default ${AGENT_DEFAULTS.timeoutMs / 1000})`),
+      new Option('--evidence-budget <tokens>', `tokens of evidence (context bundle and evidence tools) per run (default ${AGENT_DEFAULTS.evidenceBudgetTokens})`),
       new Option('--prices <file>', 'JSON price table: {"model": {"input": USD/1M tokens, "output": ..., "cachedInput": ...}}'),
     ],
     z.object({
@@ -53,12 +57,10 @@ export type AgentOpts = OptionsOf<typeof agentOptions>;
 
 /** `ddbench agent`: the agent investigates, patches and submits until a patch is verified or a limit is reached. */
 export async function commandAgent(target: string, o: AgentOpts): Promise<number> {
-  const keyEnv = o.apiKeyEnv ?? 'OPENAI_API_KEY';
-  const apiKey = process.env[keyEnv] || undefined;
-  if (o.apiKeyEnv && !apiKey) throw new UserError(`--api-key-env ${o.apiKeyEnv}: that environment variable is not set`);
+  const { baseUrl, apiKey, apiKeyEnv } = endpointFromEnv(o);
   const input: AgentSettingsInput = {
     model: o.model,
-    baseUrl: o.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+    baseUrl,
     condition: o.condition as AgentSettingsInput['condition'],
     protocol: o.protocol as AgentSettingsInput['protocol'],
     ...(o.temperature !== undefined && { temperature: o.temperature }),
@@ -80,15 +82,14 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
   const checked = AgentSettings.safeParse(input);
   if (!checked.success) throw new UserError(`invalid agent options: ${checked.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
   const dir = await workspaceFor(target);
-  if (!apiKey) progress(`ddbench agent: no API key (${keyEnv} is not set); fine for a local server that needs none`);
+  if (!apiKey) progress(`ddbench agent: no API key (${apiKeyEnv} is not set); fine for a local server that needs none`);
 
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
-    const result = await runAgent({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal: controller.signal, onEvent: printEvent });
     // Recorded beside people's attempts in the workspace, for `ddbench report` and the comparison view.
-    await recordAgentRun(dir, result, checked.data.baseUrl);
+    const { result } = await runAgentAndRecord({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal: controller.signal, onEvent: printEvent });
     if (o.json) printJson(result);
     else {
       const t = result.totals;

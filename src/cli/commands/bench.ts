@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { Protocol, type AgentSettingsInput } from '../../core/agent/config';
+import { AGENT_DEFAULTS, endpointFromEnv, Protocol, type AgentSettingsInput } from '../../core/agent/config';
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { UserError } from '../../core/errors';
 import { completedKeys, parseShard, planBench, runBench, type Shard } from '../../core/study/bench';
@@ -36,7 +36,7 @@ export const benchOptions = options(
       out: z.string(),
     }),
   ),
-  endpointOptions({ baseUrl: 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI)', apiKeyEnv: 'environment variable holding the API key (default: OPENAI_API_KEY)' }),
+  endpointOptions({ baseUrl: `OpenAI-compatible endpoint (default: $${AGENT_DEFAULTS.baseUrlEnv}, else OpenAI)`, apiKeyEnv: `environment variable holding the API key (default: ${AGENT_DEFAULTS.apiKeyEnv})` }),
   trialOptions({ trials: "live trials per verification (default: each bug's)" }),
   limitOptions({ maxSteps: 'model turns per run', maxAttempts: 'submissions verified per run', maxCost: 'cost limit per run in US dollars' }),
   optionGroup([new Option('--protocol <p>', 'auto, tools or text')], z.object({ protocol: z.string().optional() })),
@@ -49,7 +49,7 @@ export type BenchOpts = OptionsOf<typeof benchOptions>;
  * `ddbench bench`: every bug × model × condition × repeat through the agent harness,
  * each run recorded under OUT/records as it ends; rerunning the same command resumes.
  */
-export async function commandBench(o: BenchOpts, toolVersion: string): Promise<number> {
+export async function commandBench(o: BenchOpts): Promise<number> {
   const catalog = await loadCatalog();
   const bugs = o.bugs.length === 1 && o.bugs[0] === 'all' ? catalog.bugs.map((b) => b.id) : o.bugs.map((id) => findBug(catalog, id).id);
   if (!bugs.length) throw new UserError(`no bugs in ${catalog.root}`);
@@ -75,10 +75,7 @@ export async function commandBench(o: BenchOpts, toolVersion: string): Promise<n
     ...(o.dockerImage !== undefined && { dockerImage: o.dockerImage }),
     limits: { ...(o.maxSteps !== undefined && { maxSteps: o.maxSteps }), ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }), ...(o.maxCost !== undefined && { maxCostUsd: o.maxCost }) },
   };
-  const baseUrl = o.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
-  // From the environment only (as `ddbench agent`), so the key is never in a shell history, a record or a trajectory.
-  const apiKey = process.env[o.apiKeyEnv ?? 'OPENAI_API_KEY'] || undefined;
-  if (o.apiKeyEnv && !apiKey) throw new UserError(`--api-key-env ${o.apiKeyEnv}: that environment variable is not set`);
+  const { baseUrl, apiKey } = endpointFromEnv(o);
   progress(`bench: ${jobs.length} run(s)${shard ? ` in shard ${shard.index}/${shard.count}` : ''} (${bugs.length} bug(s) × ${models.length} model(s) × ${conditions.length} condition(s) × ${o.repeats}${shard ? ', this shard’s share' : ''}); ${jobs.filter((j) => completed.has(j.key)).length} already recorded; records: ${recordsDir}`);
 
   const stop = new AbortController();
@@ -93,9 +90,8 @@ export async function commandBench(o: BenchOpts, toolVersion: string): Promise<n
     const summary = await runBench({
       jobs,
       completed,
-      recordsFile: path.join(recordsDir, recordsFileName(shard)),
       concurrency: o.concurrency,
-      runJob: agentJobRunner({ catalog, outDir: out, baseUrl, ...(apiKey && { apiKey }), settings, toolVersion }),
+      runJob: agentJobRunner({ catalog, outDir: out, recordsFile: path.join(recordsDir, recordsFileName(shard)), baseUrl, ...(apiKey && { apiKey }), settings }),
       onProgress: benchProgressPrinter(),
       signal: stop.signal,
     });

@@ -2,22 +2,23 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { changedFiles } from '../patch/unified';
+import { loadCatalog, type Catalog } from '../bugs/catalog';
 import { resolveWorkspace, type ResolvedWorkspace } from '../bugs/workspace';
-import { runsDir } from '../bugs/runs';
-import { newRunId } from '../bugs/runs';
+import { newRunId, runsDir } from '../bugs/runs';
 import { backendOptions, type BackendOptions } from '../cluster';
-import { verifyFix, type VerifyResult } from '../verify/verify';
+import { runScenarioTrials } from '../repro/trials';
+import { verifyFix, type CheckOptions, type VerifyResult } from '../verify/verify';
 import { estimateTokens, EvidenceBudget } from './budget';
 import { AgentSettings, type AgentSettingsInput } from './config';
 import { captureFailure, contextBundle } from './context-bundle';
 import type { AgentEvent, AgentResult, Attempt, RanProtocol, StopReason, Totals } from './events';
-import { ChatClient, LlmError, type ChatReply } from './llm';
+import { ChatClient, LlmError, type ChatModel, type ChatReply } from './llm';
 import { costOf, DEFAULT_PRICES, priceOf, type Price } from './pricing';
 import { systemPrompt, taskMessage } from './prompts';
 import { actionFromText, actionFromToolCall, apiTools, isAction, textProtocolPrompt, type Action, type BadCall } from './protocol';
 import { AgentScratch, ToolError } from './scratch';
 import { toolsFor, type Tool, type ToolContext, type ToolOutcome } from './tools';
-import { EvidenceRuns } from './tools/evidence-runs';
+import { EvidenceRuns, type EvidenceRunner } from './tools/evidence-runs';
 import { TrajectoryWriter } from './trajectory';
 import { attemptOf, verdictText } from './verdict';
 
@@ -34,29 +35,56 @@ export interface AgentRunOptions {
   onEvent?: (e: AgentEvent) => void;
 }
 
+/** Checks a patch file as a fix of the workspace's bug. */
+export type Verifier = (ws: ResolvedWorkspace, patchFile: string, opts: CheckOptions) => Promise<VerifyResult>;
+
+/**
+ * What a run works with besides its settings (mini-swe-agent style): each is the real
+ * one unless given, so tests of the loop's own logic can hand it fakes.
+ */
+export interface AgentCollaborators {
+  /** Default: the OpenAI-compatible endpoint of the settings, with the run's key. */
+  model: ChatModel;
+  /** Default: verifyFix, live trials and simulated seeds on a fresh copy of the bug's code. */
+  verifier: Verifier;
+  /** Where the context condition's evidence comes from. Default: live trials. */
+  evidence: EvidenceRunner;
+  /** The bug set of the workspace's bug. Default: the configured one (DDBENCH_BUGS, else the package's). */
+  catalog: Catalog;
+}
+
+const verifyPatch: Verifier = (ws, file, opts) => verifyFix(ws.info.dir, { kind: 'patch', file }, { ...opts, catalog: ws.catalog });
+
 /**
  * Runs the agent on a bug workspace until a submitted patch is verified or a limit is
  * reached. The model edits a private copy of the workspace; each submission is
  * verified on a fresh copy of the bug's code and the verdict goes back to the model.
  */
-export async function runAgent(opts: AgentRunOptions): Promise<AgentResult> {
+export async function runAgent(opts: AgentRunOptions, given: Partial<AgentCollaborators> = {}): Promise<AgentResult> {
   const settings = AgentSettings.parse(opts.settings);
-  const ws = await resolveWorkspace(opts.workspace);
+  const ws = await resolveWorkspace(opts.workspace, given.catalog ?? (await loadCatalog()));
+  const collaborators: Collaborators = {
+    model: given.model ?? new ChatClient({ ...settings, apiKey: opts.apiKey }),
+    verifier: given.verifier ?? verifyPatch,
+    evidence: given.evidence ?? runScenarioTrials,
+  };
   const runDir = path.join(runsDir(ws.info.dir), `agent-${newRunId()}`);
   fs.mkdirSync(runDir, { recursive: true });
   const scratch = AgentScratch.create(ws.info.dir, ws.system, ws.bug);
   try {
-    return await new AgentSession(ws, settings, runDir, scratch, opts).run();
+    return await new AgentSession(ws, settings, runDir, scratch, opts, collaborators).run();
   } finally {
     scratch.dispose();
   }
 }
 
+/** The collaborators a session uses once the workspace is resolved. */
+type Collaborators = Omit<AgentCollaborators, 'catalog'>;
+
 class AgentSession {
   private readonly messages: ChatCompletionMessageParam[] = [];
   private readonly attempts: Attempt[] = [];
   private readonly tools: Tool[];
-  private readonly llm: ChatClient;
   private readonly trajectory: TrajectoryWriter;
   private readonly budget: EvidenceBudget;
   private readonly evidence: EvidenceRuns | undefined;
@@ -75,13 +103,13 @@ class AgentSession {
     private readonly runDir: string,
     private readonly scratch: AgentScratch,
     private readonly opts: AgentRunOptions,
+    private readonly collaborators: Collaborators,
   ) {
     this.tools = toolsFor(settings.condition);
     this.backend = backendOptions({ backend: settings.backend, image: settings.dockerImage });
-    this.llm = new ChatClient({ ...settings, apiKey: opts.apiKey });
     this.trajectory = new TrajectoryWriter(path.join(runDir, 'trajectory.jsonl'), opts.apiKey ? [opts.apiKey] : []);
     this.budget = new EvidenceBudget(settings.evidenceBudgetTokens);
-    this.evidence = settings.condition === 'context-augmented' ? new EvidenceRuns(ws.system, ws.bug.manifest.reproducer.scenario, runDir, this.backend) : undefined;
+    this.evidence = settings.condition === 'context-augmented' ? new EvidenceRuns(ws.system, ws.bug.manifest.reproducer.scenario, runDir, collaborators.evidence, this.backend) : undefined;
     this.price = priceOf(settings.model, { ...DEFAULT_PRICES, ...settings.prices });
     this.signal = AbortSignal.any([opts.signal ?? new AbortController().signal, AbortSignal.timeout(settings.limits.maxWallMs)]);
     this.protocol = settings.protocol === 'text' ? 'text' : 'tools';
@@ -118,7 +146,7 @@ class AgentSession {
     let bundle: string | undefined;
     if (this.evidence) {
       this.emit({ type: 'notice', level: 'info', text: 'capturing the failure on the buggy code for the context bundle (a reproducer run) …' });
-      bundle = await contextBundle(this.ws, await captureFailure(this.ws, this.signal, this.backend), this.evidence, this.budget);
+      bundle = await contextBundle(this.ws, await captureFailure(this.ws, this.collaborators.evidence, this.signal, this.backend), this.evidence, this.budget);
       this.emit({ type: 'context', text: bundle });
     }
     this.say({ role: 'user', content: taskMessage(this.scratch.read('ISSUE.md'), bundle) });
@@ -138,7 +166,7 @@ class AgentSession {
     const sent = Date.now();
     let reply: ChatReply;
     try {
-      reply = await this.llm.complete(this.messages, this.protocol === 'tools' ? apiTools(this.tools) : undefined, {
+      reply = await this.collaborators.model.complete(this.messages, this.protocol === 'tools' ? apiTools(this.tools) : undefined, {
         signal: this.signal,
         onDelta: (delta) => this.emit({ type: 'delta', step, delta }),
         onRetry: (r) => {
@@ -225,7 +253,7 @@ class AgentSession {
     let attempt: Attempt;
     let result: VerifyResult | undefined;
     try {
-      result = await verifyFix(this.ws.info.dir, { kind: 'patch', file }, { trials: this.settings.trials, regressionTrials: this.settings.regressionTrials, backend: this.backend, signal: this.signal });
+      result = await this.collaborators.verifier(this.ws, file, { trials: this.settings.trials, regressionTrials: this.settings.regressionTrials, backend: this.backend, signal: this.signal });
       attempt = attemptOf(n, result, files, Date.now() - started);
     } catch (err) {
       if (this.signal.aborted) throw err;

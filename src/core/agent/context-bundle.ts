@@ -10,10 +10,9 @@ import { queryEvents } from '../events/query';
 import type { ResolvedWorkspace } from '../bugs/workspace';
 import { runsDir } from '../bugs/runs';
 import { newRunId } from '../bugs/runs';
-import { runScenarioTrials } from '../repro/trials';
 import type { TrialResult } from '../scenario/verdict';
 import type { EvidenceBudget } from './budget';
-import { eventLine, trialHeadline, type EvidenceRuns } from './tools/evidence-runs';
+import { eventLine, trialHeadline, type EvidenceRunner, type EvidenceRuns } from './tools/evidence-runs';
 
 /** Seeds tried on the buggy code until one reproduces the failure (the set's bugs fail >= 90% of trials). */
 const CAPTURE_SEEDS = 3;
@@ -29,7 +28,7 @@ const Capture = z.object({ bugId: z.string(), trial: z.object({ index: z.number(
  * failure the context bundle shows. Kept in the workspace's runs and reused, since a
  * live trial takes a while and the buggy code does not change.
  */
-export async function captureFailure(ws: ResolvedWorkspace, signal: AbortSignal, backend?: BackendOptions): Promise<TrialResult> {
+export async function captureFailure(ws: ResolvedWorkspace, runTrials: EvidenceRunner, signal: AbortSignal, backend?: BackendOptions): Promise<TrialResult> {
   const record = path.join(runsDir(ws.info.dir), CAPTURE_DIR, 'capture.json');
   if (fs.existsSync(record)) {
     const kept = Capture.safeParse(JSON.parse(fs.readFileSync(record, 'utf8')));
@@ -41,7 +40,7 @@ export async function captureFailure(ws: ResolvedWorkspace, signal: AbortSignal,
     const runDir = path.join(runsDir(ws.info.dir), CAPTURE_DIR, newRunId());
     let trial: TrialResult | undefined;
     for (let seed = 1; seed <= CAPTURE_SEEDS && trial?.verdict !== 'fail' && !signal.aborted; seed++) {
-      const r = await runScenarioTrials(ws.system, code, ws.bug.manifest.reproducer.scenario, path.join(runDir, `seed-${seed}`), { trials: 1, seed, captureState: true, signal, backend });
+      const r = await runTrials(ws.system, code, ws.bug.manifest.reproducer.scenario, path.join(runDir, `seed-${seed}`), { trials: 1, seed, captureState: true, signal, backend });
       trial = r.trials[0] ?? trial;
     }
     if (!trial) throw new Error('the reproducer ran no trial on the buggy code');

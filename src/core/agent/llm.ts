@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { UserError } from '../errors';
+import { AGENT_DEFAULTS } from './config';
 import type { StreamDelta } from './events';
 import type { Usage } from './pricing';
 
@@ -63,8 +64,19 @@ const ReasoningDelta = z.object({ reasoning_content: z.string().optional(), reas
 
 const MAX_BACKOFF_MS = 30_000;
 
+export interface ChatHooks {
+  onDelta?: (d: StreamDelta) => void;
+  onRetry?: (r: RetryNotice) => void;
+  signal?: AbortSignal;
+}
+
+/** What the agent loop asks of a model: the next reply to a conversation, with these tools offered (none: the text protocol). */
+export interface ChatModel {
+  complete(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[] | undefined, hooks?: ChatHooks): Promise<ChatReply>;
+}
+
 /** One OpenAI-compatible chat-completions endpoint, streamed, with our own retries so each is visible. */
-export class ChatClient {
+export class ChatClient implements ChatModel {
   private readonly client: OpenAI;
 
   constructor(
@@ -81,11 +93,7 @@ export class ChatClient {
     });
   }
 
-  async complete(
-    messages: ChatCompletionMessageParam[],
-    tools: ChatCompletionTool[] | undefined,
-    hooks: { onDelta?: (d: StreamDelta) => void; onRetry?: (r: RetryNotice) => void; signal?: AbortSignal } = {},
-  ): Promise<ChatReply> {
+  async complete(messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[] | undefined, hooks: ChatHooks = {}): Promise<ChatReply> {
     for (let attempt = 1; ; attempt++) {
       hooks.signal?.throwIfAborted();
       try {
@@ -197,7 +205,7 @@ export class ChatClient {
     const status = err.status ?? 0;
     const said = serverMessage(err);
     if (status === 401 || status === 403) {
-      return new LlmError('auth', `${url} rejected the API key (HTTP ${status}${err.code ? `, ${err.code}` : ''}); check the key you gave (OPENAI_API_KEY, --api-key-env NAME, or the agent panel)`, status);
+      return new LlmError('auth', `${url} rejected the API key (HTTP ${status}${err.code ? `, ${err.code}` : ''}); check the key you gave (${AGENT_DEFAULTS.apiKeyEnv}, --api-key-env NAME, or the agent panel)`, status);
     }
     if (status === 404) {
       if (/model/i.test(said)) return new LlmError('model', `${url} does not know the model "${this.config.model}"${await this.knownModels()}`, status);

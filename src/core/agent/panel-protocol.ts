@@ -5,7 +5,7 @@
  * events. No vscode import: the webview bundle includes this file.
  */
 import { z } from 'zod';
-import { Condition, Protocol, type AgentSettingsInput } from './config';
+import { AGENT_DEFAULTS, Condition, Protocol, type AgentSettingsInput } from './config';
 import { AgentEvent } from './events';
 
 export const PROTOCOL_VERSION = 1;
@@ -29,16 +29,16 @@ export const PanelSettings = z.object({
 export type PanelSettings = z.infer<typeof PanelSettings>;
 
 export const DEFAULT_PANEL_SETTINGS: PanelSettings = {
-  baseUrl: 'https://api.openai.com/v1',
-  model: 'gpt-4o',
-  apiKeyEnv: 'OPENAI_API_KEY',
-  condition: 'symptom-only',
-  protocol: 'auto',
+  baseUrl: AGENT_DEFAULTS.baseUrl,
+  model: AGENT_DEFAULTS.model,
+  apiKeyEnv: AGENT_DEFAULTS.apiKeyEnv,
+  condition: AGENT_DEFAULTS.condition,
+  protocol: AGENT_DEFAULTS.protocol,
   temperature: null,
-  maxSteps: 40,
-  maxAttempts: 3,
-  maxCostUsd: 2,
-  maxMinutes: 30,
+  maxSteps: AGENT_DEFAULTS.limits.maxSteps,
+  maxAttempts: AGENT_DEFAULTS.limits.maxAttempts,
+  maxCostUsd: AGENT_DEFAULTS.limits.maxCostUsd,
+  maxMinutes: AGENT_DEFAULTS.limits.maxWallMs / 60_000,
   trials: null,
 };
 

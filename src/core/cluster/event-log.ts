@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import { Event, type EventInput } from '../events/event';
+import { EventFanout } from './event-fanout';
 
 /**
  * A run's events in arrival order: numbers them, keeps them in memory, tells
  * subscribers, and appends them to events.jsonl.
  */
-export class EventLog {
-  private readonly all: Event[] = [];
-  private readonly listeners = new Set<(e: Event) => void>();
+export class EventLog extends EventFanout {
   private file: fs.WriteStream | undefined;
 
   /** Starts appending to `path`; events added before are written first. */
@@ -20,31 +19,13 @@ export class EventLog {
       process.emitWarning(`cannot write ${path}: ${err.message}; events are kept in memory only`, 'DDBenchEventLog');
     });
     this.file = file;
-    for (const e of this.all) file.write(JSON.stringify(e) + '\n');
+    for (const e of this.events()) file.write(JSON.stringify(e) + '\n');
   }
 
   add(input: EventInput): Event {
-    const event: Event = { id: String(this.all.length + 1), ...input };
-    this.all.push(event);
+    const event: Event = { id: this.nextId(), ...input };
     this.file?.write(JSON.stringify(event) + '\n');
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        // One broken subscriber must not cost the others (or the run) its events; it is still reported.
-        process.emitWarning(err instanceof Error ? err : new Error(String(err)), 'DDBenchEventListener');
-      }
-    }
-    return event;
-  }
-
-  events(): readonly Event[] {
-    return this.all;
-  }
-
-  subscribe(listener: (e: Event) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.publish(event);
   }
 
   /** Flushes and closes the file; later events stay in memory only. */

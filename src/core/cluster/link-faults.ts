@@ -41,30 +41,51 @@ export function checkLinkFault(rule: LinkFault): void {
   }
 }
 
+/** How one matching rule draws its outcomes for one message. */
+export interface RuleDraws {
+  /** Whether an outcome of probability `p` happens. */
+  chance(outcome: 'drop' | 'duplicate' | 'reorder', p: number): boolean;
+  /** An extra delay in whole ms from [min, max]. */
+  delayMs(min: number, max: number): number;
+}
+
 /**
- * Applies every matching rule in order. Each (message, rule) pair draws from its own
- * generator seeded by the run seed, the message id and the rule index, so a seed makes
- * the same decision for the same message however messages on other links interleave.
- * Every rule draws the same four numbers whatever its settings, keeping draws aligned.
+ * Applies every matching rule in order, until one drops the message: its drop, then
+ * duplicate and reorder chances, then its delay (the delays of all matching rules add
+ * up). `draws` says where each matching rule's randomness comes from.
  */
-export function decideFaults(rules: readonly LinkFault[], msg: MessageKey, seed: number): FaultDecision {
+export function applyRules(rules: readonly LinkFault[], msg: MessageKey, draws: (rule: number) => RuleDraws): FaultDecision {
   const decision: FaultDecision = { duplicate: false, reorder: false, delayMs: 0 };
   rules.forEach((rule, index) => {
     if (decision.dropRule !== undefined || !ruleMatches(rule, msg)) return;
-    const random = seededRandom(seed, 'router', msg.msgId, String(index));
-    const [dropDraw, duplicateDraw, reorderDraw, delayDraw] = [random(), random(), random(), random()];
-    if (dropDraw < (rule.drop ?? 0)) {
+    const draw = draws(index);
+    if (draw.chance('drop', rule.drop ?? 0)) {
       decision.dropRule = index;
       return;
     }
-    if (duplicateDraw < (rule.duplicate ?? 0)) decision.duplicate = true;
-    if (reorderDraw < (rule.reorder ?? 0)) decision.reorder = true;
-    if (rule.delayMs !== undefined) {
-      const [min, max] = rule.delayMs;
-      decision.delayMs += Math.round(min + delayDraw * (max - min));
-    }
+    if (draw.chance('duplicate', rule.duplicate ?? 0)) decision.duplicate = true;
+    if (draw.chance('reorder', rule.reorder ?? 0)) decision.reorder = true;
+    if (rule.delayMs !== undefined) decision.delayMs += draw.delayMs(rule.delayMs[0], rule.delayMs[1]);
   });
   return decision;
+}
+
+/**
+ * The live router's decisions. Each (message, rule) pair draws from its own generator
+ * seeded by the run seed, the message id and the rule index, so a seed makes the same
+ * decision for the same message however messages on other links interleave. Every rule
+ * draws the same four numbers whatever its settings, keeping draws aligned.
+ */
+export function decideFaults(rules: readonly LinkFault[], msg: MessageKey, seed: number): FaultDecision {
+  return applyRules(rules, msg, (index) => {
+    const random = seededRandom(seed, 'router', msg.msgId, String(index));
+    const [drop, duplicate, reorder, delay] = [random(), random(), random(), random()];
+    const drawn = { drop, duplicate, reorder };
+    return {
+      chance: (outcome, p) => drawn[outcome] < p,
+      delayMs: (min, max) => Math.round(min + delay * (max - min)),
+    };
+  });
 }
 
 /** Maps each endpoint to its partition group; throws if an endpoint is in two groups. */

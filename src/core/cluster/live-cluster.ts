@@ -3,8 +3,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Event, EventInput } from '../events/event';
 import type { Json } from '../../runtime/types';
+import { ClientRegistry } from './client-registry';
 import { RouterClient } from './cluster-client';
+import { deferred, type Deferred } from './deferred';
+import { checkClusterMembers } from './endpoint-names';
 import { EventLog } from './event-log';
+import { linkFaultFields } from './fault-table';
 import { describeExit, type NodeExit } from './node-output';
 import { getJson } from './ports';
 import { Router, type EndpointInfo } from './router';
@@ -47,39 +51,13 @@ export interface NodeSlot<H extends LaunchedNode> {
   vcMax: number;
   /** Set while the harness is killing the node, so its exit is not reported as a crash. */
   killing: boolean;
-  ready?: Waiter;
+  ready?: Deferred;
 }
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 const STATE_TIMEOUT_MS = 5_000;
-/** Endpoint names the timeline uses for itself. */
-const RESERVED_NAMES = new Set(['router', 'harness']);
-const ENDPOINT_NAME = /^[A-Za-z0-9_.-]+$/;
-
-interface Waiter {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(err: Error): void;
-}
-
-function waiter(): Waiter {
-  let resolve!: () => void;
-  let reject!: (err: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Nobody may be waiting when a node dies; that must not become an unhandled rejection.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
 
 type Phase = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
-
-export function checkEndpointName(name: string, what: string): void {
-  if (!ENDPOINT_NAME.test(name)) throw new Error(`${what} ${JSON.stringify(name)} must use only letters, digits, '_', '.' and '-'`);
-  if (RESERVED_NAMES.has(name)) throw new Error(`${what} ${JSON.stringify(name)} is reserved for the timeline`);
-}
 
 export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
   abstract readonly backend: BackendName;
@@ -87,8 +65,7 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
   protected readonly log = new EventLog();
   protected readonly t0Ms = performance.timeOrigin + performance.now();
   protected readonly slots = new Map<string, NodeSlot<H>>();
-  private readonly clients = new Map<string, RouterClient | undefined>();
-  private readonly clientOpens = new Map<string, number>();
+  private readonly clients: ClientRegistry<RouterClient>;
   /** Launches under way; stop() waits for them so no node escapes it. */
   private readonly launching = new Set<Promise<unknown>>();
   private phase: Phase = 'new';
@@ -96,13 +73,9 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
   private stopping?: Promise<void>;
 
   constructor(protected readonly opts: LiveClusterOptions) {
-    if (opts.nodes.length === 0) throw new Error('a cluster needs at least one node');
-    if (!Number.isInteger(opts.seed)) throw new Error(`seed must be an integer, got ${opts.seed}`);
-    for (const id of opts.nodes) {
-      checkEndpointName(id, 'node id');
-      if (this.slots.has(id)) throw new Error(`node id ${id} is listed twice`);
-      this.slots.set(id, { id, dataDir: path.resolve(opts.runDir, 'data', id), status: 'stopped', spawns: 0, vcMax: 0, killing: false });
-    }
+    checkClusterMembers(opts.nodes, opts.seed);
+    for (const id of opts.nodes) this.slots.set(id, { id, dataDir: path.resolve(opts.runDir, 'data', id), status: 'stopped', spawns: 0, vcMax: 0, killing: false });
+    this.clients = new ClientRegistry(opts.nodes);
     this.runDir = opts.runDir;
   }
 
@@ -211,23 +184,22 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
   }
 
   partition(groups: string[][]): void {
-    this.requireRouter('partition').partition(groups);
+    this.requireRouter('partition').faults.partition(groups);
     this.emitFault('harness', 'partition', { groups });
   }
 
   heal(): void {
-    this.requireRouter('heal').heal();
+    this.requireRouter('heal').faults.heal();
     this.emitFault('harness', 'heal', {});
   }
 
   addLinkFault(fault: LinkFault): void {
-    this.requireRouter('add a link fault').addLinkFault(fault);
-    const { delayMs, ...rest } = fault;
-    this.emitFault('harness', 'link fault', { ...rest, ...(delayMs && { delayMs: [...delayMs] }) });
+    this.requireRouter('add a link fault').faults.addLinkFault(fault);
+    this.emitFault('harness', 'link fault', linkFaultFields(fault));
   }
 
   clearLinkFaults(): void {
-    this.requireRouter('clear link faults').clearLinkFaults();
+    this.requireRouter('clear link faults').faults.clearLinkFaults();
     this.emitFault('harness', 'clear link faults', {});
   }
 
@@ -250,26 +222,20 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
 
   async client(name: string): Promise<ClusterClient> {
     const router = this.requireRouter('open a client');
-    checkEndpointName(name, 'client name');
-    if (this.slots.has(name)) throw new Error(`client name ${name} is a node id`);
-    if (this.clients.has(name)) throw new Error(`a client named ${name} is already open; close it or pick another name`);
-    const opens = this.clientOpens.get(name) ?? 0;
-    this.clientOpens.set(name, opens + 1);
-    this.clients.set(name, undefined);
+    const msgIdPrefix = this.clients.reserve(name);
     try {
       const client = await RouterClient.connect({
         name,
         routerHost: this.routerHost(),
         routerPort: router.port,
-        msgIdPrefix: opens === 0 ? name : `${name}#${opens}`,
+        msgIdPrefix,
         now: () => this.now(),
         emit: (e) => this.log.add(e),
-        onClose: () => this.clients.delete(name),
+        onClose: () => this.clients.release(name),
       });
-      this.clients.set(name, client);
-      return client;
+      return this.clients.opened(name, client);
     } catch (err) {
-      this.clients.delete(name);
+      this.clients.release(name);
       throw err;
     }
   }
@@ -352,7 +318,7 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
       slot.node = node;
       slot.status = 'starting';
       slot.killing = false;
-      slot.ready = waiter();
+      slot.ready = deferred();
       slot.statePort = undefined;
       slot.exitCode = undefined;
       this.emitProc(slot.id, kind, { ...node.fields, incarnation, ...node.startFields });
@@ -414,7 +380,7 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
   private async shutdown(): Promise<void> {
     const wasStarted = this.phase !== 'new';
     this.phase = 'stopping';
-    for (const client of this.clients.values()) client?.close();
+    this.clients.closeAll();
     await Promise.allSettled([...this.launching]);
     const nodes: H[] = [];
     for (const slot of this.slots.values()) {

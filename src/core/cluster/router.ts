@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import type { EventInput } from '../events/event';
 import { readLines } from '../../runtime/ndjson';
 import { decodeFrame, encodeFrame, ToRouterFrame, type FromRouterFrame, type HelloFrame, type MsgFrame } from '../../runtime/wire';
-import { checkLinkFault, decideFaults, isCut, partitionIndex } from './link-faults';
-import type { LinkFault } from './types';
+import { FaultPath, faultEvent, type FaultAction } from './fault-path';
+import { FaultTable } from './fault-table';
+import { decideFaults } from './link-faults';
 
 export interface RouterOptions {
   /** Seeds every fault decision. */
@@ -22,38 +23,42 @@ export interface RouterOptions {
 
 export type EndpointInfo = Omit<HelloFrame, 't'>;
 
-interface HeldMessage {
-  msg: MsgFrame;
-  copies: number;
-  timer: NodeJS.Timeout;
-}
-
 /** What router.jsonl records for each step of a message's way through the router. */
-type RecordAction = 'recv' | 'deliver' | 'drop' | 'duplicate' | 'delay' | 'reorder';
+type RecordAction = 'recv' | 'deliver' | FaultAction;
 
 const DEFAULT_REORDER_HOLD_MS = 500;
 
 /**
  * The message router: every endpoint (node or client) connects over TCP and says
  * hello; envelopes are forwarded to their destination's connection, after the
- * partition and the link-fault rules had their say. Each injected action is emitted
- * as a `fault` event and every step is recorded to router.jsonl as ground truth.
+ * partition and the link-fault rules in `faults` had their say (the fault path the
+ * simulated network takes too). Each injected action is emitted as a `fault` event
+ * and every step is recorded to router.jsonl as ground truth.
  */
 export class Router {
   private readonly server = net.createServer((socket) => this.accept(socket));
   private readonly sockets = new Set<net.Socket>();
   /** Connected endpoints by name. */
   private readonly endpoints = new Map<string, net.Socket>();
-  private readonly held = new Map<string, HeldMessage>();
+  /** Delays and reorder holds under way; close() cancels them. */
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly skews = new Map<string, number>();
   private readonly helloListeners = new Set<(info: EndpointInfo) => void>();
   private record: fs.WriteStream | undefined;
-  private groups = new Map<string, number>();
-  private rules: LinkFault[] = [];
   private closed = false;
+  /** The partition and link-fault rules the harness set. */
+  readonly faults = new FaultTable();
+  private readonly path: FaultPath<MsgFrame>;
 
   constructor(private readonly opts: RouterOptions) {
+    this.path = new FaultPath({
+      faults: this.faults,
+      decide: (msg, rules) => decideFaults(rules, msg, opts.seed),
+      after: (ms, fn) => this.after(ms, fn),
+      deliver: (msg, copies) => this.deliver(msg, copies),
+      fault: (action, msg, fields) => this.fault(action, msg, fields),
+      reorderHoldMs: opts.reorderHoldMs ?? DEFAULT_REORDER_HOLD_MS,
+    });
     if (opts.recordFile === undefined) return;
     const record = fs.createWriteStream(opts.recordFile, { flags: 'a' });
     // A record that cannot be written (folder removed, disk full) must not take the harness down.
@@ -85,23 +90,6 @@ export class Router {
     return () => this.helloListeners.delete(listener);
   }
 
-  partition(groups: string[][]): void {
-    this.groups = partitionIndex(groups);
-  }
-
-  heal(): void {
-    this.groups = new Map();
-  }
-
-  addLinkFault(fault: LinkFault): void {
-    checkLinkFault(fault);
-    this.rules.push({ ...fault });
-  }
-
-  clearLinkFaults(): void {
-    this.rules = [];
-  }
-
   /** Sets an endpoint's clock offset; remembered, so a reconnecting (restarted) node gets it again. */
   setSkew(endpoint: string, offsetMs: number): void {
     this.skews.set(endpoint, offsetMs);
@@ -113,9 +101,8 @@ export class Router {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
-    for (const held of this.held.values()) clearTimeout(held.timer);
     this.timers.clear();
-    this.held.clear();
+    this.path.dropHeld();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     const record = this.record;
@@ -175,54 +162,21 @@ export class Router {
 
   private route(msg: MsgFrame): void {
     this.write('recv', msg, { body: msg.body, ...(msg.vc && { vc: msg.vc }) });
-    if (isCut(this.groups, msg.from, msg.to)) {
-      this.fault('drop', msg, { reason: 'partition' });
-      return;
-    }
-    const decision = decideFaults(this.rules, msg, this.opts.seed);
-    if (decision.dropRule !== undefined) {
-      this.fault('drop', msg, { reason: 'rule', rule: decision.dropRule });
-      return;
-    }
-    const copies = decision.duplicate ? 2 : 1;
-    if (decision.duplicate) this.fault('duplicate', msg, { reason: 'rule' });
-    if (decision.delayMs > 0) {
-      this.fault('delay', msg, { reason: 'rule', delayMs: decision.delayMs });
-      const timer = setTimeout(() => {
+    this.path.send(msg);
+  }
+
+  private after(ms: number, fn: () => void): { cancel(): void } {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+    return {
+      cancel: () => {
+        clearTimeout(timer);
         this.timers.delete(timer);
-        this.forward(msg, copies, decision.reorder);
-      }, decision.delayMs);
-      this.timers.add(timer);
-    } else {
-      this.forward(msg, copies, decision.reorder);
-    }
-  }
-
-  /**
-   * Delivers a message on its link, or holds it back until the next message on the
-   * link has been delivered (reorder). A message arriving while another is held is the
-   * "next one": it goes first, then the held one, so reordering swaps neighbours.
-   */
-  private forward(msg: MsgFrame, copies: number, reorder: boolean): void {
-    const link = `${msg.from}\u0000${msg.to}`;
-    const held = this.held.get(link);
-    if (reorder && held === undefined) {
-      const holdMs = this.opts.reorderHoldMs ?? DEFAULT_REORDER_HOLD_MS;
-      this.fault('reorder', msg, { reason: 'rule', holdMs });
-      const timer = setTimeout(() => this.release(link), holdMs);
-      this.held.set(link, { msg, copies, timer });
-      return;
-    }
-    this.deliver(msg, copies);
-    if (held !== undefined) this.release(link);
-  }
-
-  private release(link: string): void {
-    const held = this.held.get(link);
-    if (held === undefined) return;
-    clearTimeout(held.timer);
-    this.held.delete(link);
-    this.deliver(held.msg, held.copies);
+      },
+    };
   }
 
   private deliver(msg: MsgFrame, copies: number): void {
@@ -238,18 +192,9 @@ export class Router {
     }
   }
 
-  private fault(action: 'drop' | 'duplicate' | 'delay' | 'reorder', msg: MsgFrame, fields: Record<string, string | number>): void {
+  private fault(action: FaultAction, msg: MsgFrame, fields: Record<string, string | number>): void {
     this.write(action, msg, fields);
-    this.opts.emit({
-      ts: this.opts.now(),
-      node: 'router',
-      kind: 'fault',
-      level: action === 'drop' ? 'warn' : 'info',
-      msg: action,
-      msgId: msg.msgId,
-      peer: msg.to,
-      fields: { from: msg.from, to: msg.to, type: msg.type, ...fields },
-    });
+    this.opts.emit(faultEvent(this.opts.now(), action, msg, fields));
   }
 
   private warn(msg: string): void {

@@ -80,15 +80,11 @@ export interface NetworkFaults {
   clearTraffic(node: string): Promise<void>;
 }
 
-export interface Cluster {
-  readonly runDir: string;
-  /** Network-level faults, where the backend has a real network (docker). */
-  readonly networkFaults?: NetworkFaults;
-  nodes(): NodeInfo[];
-  /** Starts all nodes and resolves when each has connected to the router. */
-  start(): Promise<void>;
-  /** Stops every node and the router, and removes every process the run started. */
-  stop(): Promise<void>;
+/**
+ * What the harness does to a running cluster: its node and network faults, a node's
+ * state, clients. A cluster offers it, and a scenario gets it through its context.
+ */
+export interface ClusterControls {
   kill(node: string): Promise<void>;
   restart(node: string): Promise<void>;
   pause(node: string): Promise<void>;
@@ -104,6 +100,17 @@ export interface Cluster {
   state(node: string): Promise<Json>;
   /** A client endpoint that talks to the nodes through the router. */
   client(name: string): Promise<ClusterClient>;
+}
+
+export interface Cluster extends ClusterControls {
+  readonly runDir: string;
+  /** Network-level faults, where the backend has a real network (docker). */
+  readonly networkFaults?: NetworkFaults;
+  nodes(): NodeInfo[];
+  /** Starts all nodes and resolves when each has connected to the router. */
+  start(): Promise<void>;
+  /** Stops every node and the router, and removes every process the run started. */
+  stop(): Promise<void>;
   /** Every event so far, in arrival order. */
   events(): readonly Event[];
   /** Subscribes to new events; returns the unsubscribe function. */

@@ -1,13 +1,14 @@
 import type { Event } from '../events/event';
 import type { Json } from '../../runtime/types';
-import type { ClusterClient, LinkFault, NodeInfo } from '../cluster/types';
+import type { ClusterControls, NodeInfo } from '../cluster/types';
 
 /**
  * What a reproducer scenario gets. A scenario module's default export is a
- * `Scenario`; it drives the cluster only through this context, so it runs live or
- * simulated unchanged. A failed `check` ends the trial with verdict `fail`.
+ * `Scenario`; it drives the cluster only through this context (the cluster's
+ * controls, plus waits and checks), so it runs live or simulated unchanged. A failed
+ * `check` ends the trial with verdict `fail`.
  */
-export interface ScenarioContext {
+export interface ScenarioContext extends ClusterControls {
   readonly seed: number;
   readonly nodes: readonly string[];
   /** Seeded randomness for the scenario's own choices. */
@@ -18,24 +19,34 @@ export interface ScenarioContext {
    * matching `pred`; rejects after `timeoutMs` with `description` in the message.
    */
   waitFor(pred: (e: Event) => boolean, opts: { timeoutMs: number; description: string; includePast?: boolean }): Promise<Event>;
+  /** A deadline `ms` from now on the scenario's clock, for loops that give up. */
+  deadline(ms: number): Deadline;
+  /**
+   * Calls `cond` now and then every `everyMs` (default 100) until it returns a truthy value,
+   * and resolves with that value; past `timeoutMs` rejects with the ProgressTimeout a
+   * `waitFor` gives, `description` saying what did not happen.
+   */
+  until<T>(cond: () => T | Promise<T>, opts: { timeoutMs: number; everyMs?: number; description: string }): Promise<Truthy<Awaited<T>>>;
+  /**
+   * Runs `fn` alongside the scenario (a wait begun before the action it watches, a
+   * keep-alive loop) and gives its promise. If it rejects before the scenario ends, the
+   * trial fails with that error, whether or not the scenario awaits the promise.
+   */
+  background<T>(fn: () => Promise<T>): Promise<T>;
   events(): readonly Event[];
   nodeInfo(): NodeInfo[];
-  state(node: string): Promise<Json>;
-  client(name: string): Promise<ClusterClient>;
-  kill(node: string): Promise<void>;
-  restart(node: string): Promise<void>;
-  pause(node: string): Promise<void>;
-  resume(node: string): Promise<void>;
-  partition(groups: string[][]): void;
-  heal(): void;
-  addLinkFault(fault: LinkFault): void;
-  clearLinkFaults(): void;
-  skewClock(node: string, offsetMs: number): void;
   /** Records a harness note on the timeline. */
   note(msg: string, fields?: Record<string, Json>): void;
   /** Records an invariant check; throws InvariantViolation when `ok` is false. */
   check(name: string, ok: boolean, details?: Record<string, Json>): void;
 }
+
+/** `expired` turns true once the deadline has passed on the scenario's clock. */
+export interface Deadline {
+  readonly expired: boolean;
+}
+
+export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
 
 export interface Scenario {
   name: string;

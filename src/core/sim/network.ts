@@ -1,5 +1,7 @@
 import type { EventInput } from '../events/event';
-import { checkLinkFault, isCut, partitionIndex, ruleMatches } from '../cluster/link-faults';
+import { FaultPath, faultEvent, linkOf, type FaultAction } from '../cluster/fault-path';
+import { FaultTable } from '../cluster/fault-table';
+import { applyRules, type FaultDecision } from '../cluster/link-faults';
 import type { LinkFault } from '../cluster/types';
 import type { Json } from '../../runtime/types';
 import type { VectorClock } from '../../runtime/vclock';
@@ -33,73 +35,35 @@ export interface NetworkDeps {
   arrive(packet: Packet): void;
 }
 
-interface FaultDecision {
-  dropRule?: number;
-  duplicate: boolean;
-  reorder: boolean;
-  delayMs: number;
-}
-
-interface Held {
-  packet: Packet;
-  copies: number;
-  timer: { cancel(): void };
-}
-
-type FaultAction = 'drop' | 'duplicate' | 'delay' | 'reorder';
-
 /**
- * The simulated router: the same partition and link-fault semantics as the live one
- * (router.ts), with every random choice drawn from the run's decision source and
- * every wait on the scheduler. Its fault events are the router's, field for field.
+ * The simulated router: the live router's fault path (partition, then link-fault
+ * rules), with every random choice drawn from the run's decision source and every
+ * wait on the scheduler. Its fault events are the router's, field for field.
  */
 export class SimNetwork {
-  private groups = new Map<string, number>();
-  private rules: LinkFault[] = [];
-  private readonly held = new Map<string, Held>();
+  /** The partition and link-fault rules the harness set. */
+  readonly faults = new FaultTable();
+  private readonly path: FaultPath<Packet>;
   /** When the last copy on each link arrives; a later copy never overtakes it. */
   private readonly linkClear = new Map<string, number>();
 
   constructor(
     private readonly deps: NetworkDeps,
     private readonly opts: NetworkOptions,
-  ) {}
-
-  partition(groups: string[][]): void {
-    this.groups = partitionIndex(groups);
-  }
-
-  heal(): void {
-    this.groups = new Map();
-  }
-
-  addLinkFault(fault: LinkFault): void {
-    checkLinkFault(fault);
-    this.rules.push({ ...fault });
-  }
-
-  clearLinkFaults(): void {
-    this.rules = [];
+  ) {
+    const { scheduler } = deps;
+    this.path = new FaultPath({
+      faults: this.faults,
+      decide: (packet, rules) => this.decideFaults(packet, rules),
+      after: (ms, fn) => scheduler.after(ms * 1000, fn),
+      deliver: (packet, copies) => this.transmit(packet, copies),
+      fault: (action, packet, fields) => this.fault(action, packet, fields),
+      reorderHoldMs: opts.reorderHoldMs,
+    });
   }
 
   send(packet: Packet): void {
-    if (isCut(this.groups, packet.from, packet.to)) {
-      this.fault('drop', packet, { reason: 'partition' });
-      return;
-    }
-    const decision = this.decideFaults(packet);
-    if (decision.dropRule !== undefined) {
-      this.fault('drop', packet, { reason: 'rule', rule: decision.dropRule });
-      return;
-    }
-    const copies = decision.duplicate ? 2 : 1;
-    if (decision.duplicate) this.fault('duplicate', packet, { reason: 'rule' });
-    if (decision.delayMs > 0) {
-      this.fault('delay', packet, { reason: 'rule', delayMs: decision.delayMs });
-      this.deps.scheduler.after(decision.delayMs * 1000, () => this.forward(packet, copies, decision.reorder));
-    } else {
-      this.forward(packet, copies, decision.reorder);
-    }
+    this.path.send(packet);
   }
 
   /** Records that a copy found nobody at its destination (not connected, or crashed). */
@@ -107,47 +71,16 @@ export class SimNetwork {
     this.fault('drop', packet, { reason: 'unreachable' });
   }
 
-  /** The live router's decideFaults, drawing from the decision source so a schedule can be shrunk. */
-  private decideFaults(packet: Packet): FaultDecision {
-    const decision: FaultDecision = { duplicate: false, reorder: false, delayMs: 0 };
+  /** The live router's rules, drawing from the decision source so a schedule can be shrunk. */
+  private decideFaults(packet: Packet, rules: readonly LinkFault[]): FaultDecision {
     // Most messages meet no rule; they need no description to draw with.
-    if (this.rules.length === 0) return decision;
+    if (rules.length === 0) return { duplicate: false, reorder: false, delayMs: 0 };
     const { decisions } = this.deps;
     const subject = () => describe(packet);
-    this.rules.forEach((rule, index) => {
-      if (decision.dropRule !== undefined || !ruleMatches(rule, packet)) return;
-      if (rule.drop !== undefined && rule.drop > 0 && decisions.chance('drop', rule.drop, subject)) {
-        decision.dropRule = index;
-        return;
-      }
-      if (rule.duplicate !== undefined && rule.duplicate > 0 && decisions.chance('duplicate', rule.duplicate, subject)) decision.duplicate = true;
-      if (rule.reorder !== undefined && rule.reorder > 0 && decisions.chance('reorder', rule.reorder, subject)) decision.reorder = true;
-      if (rule.delayMs !== undefined) decision.delayMs += decisions.uniform('fault-delay', rule.delayMs[0], rule.delayMs[1], subject);
-    });
-    return decision;
-  }
-
-  /** As the router: a reordered message is held until the next one on its link has gone. */
-  private forward(packet: Packet, copies: number, reorder: boolean): void {
-    const link = linkOf(packet);
-    const held = this.held.get(link);
-    if (reorder && held === undefined) {
-      const holdMs = this.opts.reorderHoldMs;
-      this.fault('reorder', packet, { reason: 'rule', holdMs });
-      const timer = this.deps.scheduler.after(holdMs * 1000, () => this.release(link));
-      this.held.set(link, { packet, copies, timer });
-      return;
-    }
-    this.transmit(packet, copies);
-    if (held !== undefined) this.release(link);
-  }
-
-  private release(link: string): void {
-    const held = this.held.get(link);
-    if (held === undefined) return;
-    held.timer.cancel();
-    this.held.delete(link);
-    this.transmit(held.packet, held.copies);
+    return applyRules(rules, packet, () => ({
+      chance: (outcome, p) => p > 0 && decisions.chance(outcome, p, subject),
+      delayMs: (min, max) => decisions.uniform('fault-delay', min, max, subject),
+    }));
   }
 
   private transmit(packet: Packet, copies: number): void {
@@ -163,21 +96,8 @@ export class SimNetwork {
   }
 
   private fault(action: FaultAction, packet: Packet, fields: Record<string, string | number>): void {
-    this.deps.emit({
-      ts: this.deps.scheduler.now(),
-      node: 'router',
-      kind: 'fault',
-      level: action === 'drop' ? 'warn' : 'info',
-      msg: action,
-      msgId: packet.msgId,
-      peer: packet.to,
-      fields: { from: packet.from, to: packet.to, type: packet.type, ...fields },
-    });
+    this.deps.emit(faultEvent(this.deps.scheduler.now(), action, packet, fields));
   }
-}
-
-function linkOf(packet: Packet): string {
-  return `${packet.from}\u0000${packet.to}`;
 }
 
 export function describe(packet: Packet): string {

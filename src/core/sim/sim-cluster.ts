@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { format } from 'node:util';
 import type { Event } from '../events/event';
+import { ClientRegistry } from '../cluster/client-registry';
+import { deferred, type Deferred } from '../cluster/deferred';
+import { checkClusterMembers } from '../cluster/endpoint-names';
+import { linkFaultFields } from '../cluster/fault-table';
 import type { Cluster, ClusterClient, LinkFault, NodeInfo, NodeStatus } from '../cluster/types';
 import type { ScenarioClock } from '../scenario/context';
 import { createNodeRuntime, type NodeRuntimeHandle, type RuntimeHost } from '../../runtime/node-runtime';
@@ -37,24 +41,6 @@ export type DriveResult<T> = { end: 'done'; value: T } | { end: 'failed'; error:
 
 type Phase = 'starting' | 'running' | 'stopped' | 'exited';
 
-interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(err: Error): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (err: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Nobody may be waiting when a node dies; that must not become an unhandled rejection.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
-
 interface SimNode {
   id: string;
   phase: Phase;
@@ -85,13 +71,6 @@ interface InTransit {
 
 /** Node's setTimeout clamps delays outside [1, 2^31 - 1] ms to 1 ms; systems see the same here. */
 const TIMEOUT_MAX_MS = 2 ** 31 - 1;
-const RESERVED_NAMES = new Set(['router', 'harness']);
-const ENDPOINT_NAME = /^[A-Za-z0-9_.-]+$/;
-
-function checkEndpointName(name: string, what: string): void {
-  if (!ENDPOINT_NAME.test(name)) throw new Error(`${what} ${JSON.stringify(name)} must use only letters, digits, '_', '.' and '-'`);
-  if (RESERVED_NAMES.has(name)) throw new Error(`${what} ${JSON.stringify(name)} is reserved for the timeline`);
-}
 
 /** What the events show: the data as it was when emitted, as the live host's JSON line holds it. */
 function snapshot<T>(value: T): T {
@@ -112,8 +91,7 @@ export class SimCluster implements Cluster {
   private readonly decisions: DecisionSource;
   private readonly network: SimNetwork;
   private readonly slots = new Map<string, SimNode>();
-  private readonly clients = new Map<string, SimClient>();
-  private readonly clientOpens = new Map<string, number>();
+  private readonly clients: ClientRegistry<SimClient>;
   private readonly srcRoot: string;
   private phase: 'new' | 'running' | 'stopped' = 'new';
   private sending: InTransit | undefined;
@@ -129,8 +107,7 @@ export class SimCluster implements Cluster {
   };
 
   constructor(private readonly opts: SimClusterOptions) {
-    if (opts.nodes.length === 0) throw new Error('a cluster needs at least one node');
-    if (!Number.isInteger(opts.seed)) throw new Error(`seed must be an integer, got ${opts.seed}`);
+    checkClusterMembers(opts.nodes, opts.seed);
     this.options = SimOptions.parse(opts.sim ?? {});
     this.runDir = opts.runDir ?? '';
     this.srcRoot = path.resolve(opts.sourceDir);
@@ -140,11 +117,8 @@ export class SimCluster implements Cluster {
       { scheduler: this.scheduler, decisions: this.decisions, emit: (e) => this.log.add(e), arrive: (p) => this.arrive(p) },
       { latencyUs: this.options.latencyUs, reorderHoldMs: this.options.reorderHoldMs },
     );
-    for (const id of opts.nodes) {
-      checkEndpointName(id, 'node id');
-      if (this.slots.has(id)) throw new Error(`node id ${id} is listed twice`);
-      this.slots.set(id, { id, phase: 'stopped', paused: false, life: 0, spawns: 0, store: new MemoryStore(), vcMax: 0, skewMs: 0, parked: [] });
-    }
+    for (const id of opts.nodes) this.slots.set(id, { id, phase: 'stopped', paused: false, life: 0, spawns: 0, store: new MemoryStore(), vcMax: 0, skewMs: 0, parked: [] });
+    this.clients = new ClientRegistry(opts.nodes);
   }
 
   nodes(): NodeInfo[] {
@@ -182,7 +156,7 @@ export class SimCluster implements Cluster {
     if (this.phase === 'stopped') return;
     const wasStarted = this.phase === 'running';
     this.phase = 'stopped';
-    for (const client of [...this.clients.values()]) client.close();
+    this.clients.closeAll();
     for (const slot of this.slots.values()) {
       if (slot.phase === 'running' || slot.phase === 'starting') this.terminate(slot, 'stopped', null);
     }
@@ -221,26 +195,25 @@ export class SimCluster implements Cluster {
 
   partition(groups: string[][]): void {
     this.requireRunning('partition');
-    this.network.partition(groups);
+    this.network.faults.partition(groups);
     this.emitFault('harness', 'partition', { groups });
   }
 
   heal(): void {
     this.requireRunning('heal');
-    this.network.heal();
+    this.network.faults.heal();
     this.emitFault('harness', 'heal', {});
   }
 
   addLinkFault(fault: LinkFault): void {
     this.requireRunning('add a link fault');
-    this.network.addLinkFault(fault);
-    const { delayMs, ...rest } = fault;
-    this.emitFault('harness', 'link fault', { ...rest, ...(delayMs && { delayMs: [...delayMs] }) });
+    this.network.faults.addLinkFault(fault);
+    this.emitFault('harness', 'link fault', linkFaultFields(fault));
   }
 
   clearLinkFaults(): void {
     this.requireRunning('clear link faults');
-    this.network.clearLinkFaults();
+    this.network.faults.clearLinkFaults();
     this.emitFault('harness', 'clear link faults', {});
   }
 
@@ -267,21 +240,16 @@ export class SimCluster implements Cluster {
 
   async client(name: string): Promise<ClusterClient> {
     this.requireRunning('open a client');
-    checkEndpointName(name, 'client name');
-    if (this.slots.has(name)) throw new Error(`client name ${name} is a node id`);
-    if (this.clients.has(name)) throw new Error(`a client named ${name} is already open; close it or pick another name`);
-    const opens = this.clientOpens.get(name) ?? 0;
-    this.clientOpens.set(name, opens + 1);
+    const msgIdPrefix = this.clients.reserve(name);
     const client = new SimClient({
       name,
-      msgIdPrefix: opens === 0 ? name : `${name}#${opens}`,
+      msgIdPrefix,
       scheduler: this.scheduler,
       send: (p) => this.network.send(p),
       emit: (e) => this.log.add(e),
-      onClose: () => this.clients.delete(name),
+      onClose: () => this.clients.release(name),
     });
-    this.clients.set(name, client);
-    return client;
+    return this.clients.opened(name, client);
   }
 
   events(): readonly Event[] {

@@ -1,13 +1,49 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runAgent, type AgentCollaborators, type AgentRunOptions } from '../agent/agent';
+import { AgentSettings } from '../agent/config';
 import type { AgentResult, Attempt as AgentAttempt, StopReason } from '../agent/events';
 import { readTrajectory } from '../agent/trajectory';
-import { packageRoot } from '../paths';
+import { loadCatalog } from '../bugs/catalog';
 import { resolveWorkspace } from '../bugs/workspace';
+import { packageRoot } from '../paths';
 import { patchStat } from './patch-metrics';
 import { SCHEMA_VERSION, type AttemptRecord, type AttemptStatus, type EndpointKind, type Verification } from './schema';
 import { appendRecords, ATTEMPTS_FILE, workspaceRecordsDir } from './store';
+
+export interface RecordedRunOptions extends AgentRunOptions {
+  /** Where the record is appended; default: the workspace's own records, beside people's attempts there. */
+  recordsFile?: string;
+  /** The bench job this run is. */
+  bench?: { key: string; repeat: number };
+}
+
+export interface RecordedRun {
+  result: AgentResult;
+  /** None for a run that was stopped: that is no attempt at the bug, so nothing is recorded (a bench runs it again on resume). */
+  record: AttemptRecord | undefined;
+}
+
+/**
+ * Runs the agent on a bug workspace and appends the run to the study records, so it
+ * compares with people's attempts: the one way `ddbench agent`, the editor's agent
+ * panel and `ddbench bench` run it; they only present.
+ */
+export async function runAgentAndRecord(o: RecordedRunOptions, collaborators: Partial<AgentCollaborators> = {}): Promise<RecordedRun> {
+  const catalog = collaborators.catalog ?? (await loadCatalog());
+  const ws = await resolveWorkspace(o.workspace, catalog);
+  const result = await runAgent(o, { ...collaborators, catalog });
+  if (result.stopReason === 'stopped' || o.signal?.aborted) return { result, record: undefined };
+  const record = agentAttemptRecord(result, {
+    bug: { id: ws.bug.id, system: ws.bug.system, tier: ws.bug.tier },
+    baseUrl: AgentSettings.parse(o.settings).baseUrl,
+    toolVersion: ddbenchVersion(),
+    ...(o.bench && { bench: o.bench }),
+  });
+  appendRecords(o.recordsFile ?? path.join(workspaceRecordsDir(ws.info.dir), ATTEMPTS_FILE), [record]);
+  return { result, record };
+}
 
 export interface AgentRecordContext {
   bug: { id: string; system: string; tier: 1 | 2 | 3 };
@@ -62,20 +98,8 @@ export function agentAttemptRecord(result: AgentResult, ctx: AgentRecordContext)
   };
 }
 
-/**
- * Appends an agent run to its workspace's records, beside people's attempts there. A run
- * the user stopped is no attempt at the bug and is left out.
- */
-export async function recordAgentRun(workspaceDir: string, result: AgentResult, baseUrl: string): Promise<AttemptRecord | undefined> {
-  if (result.stopReason === 'stopped') return undefined;
-  const ws = await resolveWorkspace(workspaceDir);
-  const record = agentAttemptRecord(result, { bug: { id: ws.bug.id, system: ws.bug.system, tier: ws.bug.tier }, baseUrl, toolVersion: ddbenchVersion() });
-  appendRecords(path.join(workspaceRecordsDir(ws.info.dir), ATTEMPTS_FILE), [record]);
-  return record;
-}
-
 /** This package's version, recorded with every attempt it writes. */
-export function ddbenchVersion(): string {
+function ddbenchVersion(): string {
   const pkg: unknown = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8'));
   return typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }

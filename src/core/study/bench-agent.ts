@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runAgent } from '../agent/agent';
+import type { AgentCollaborators } from '../agent/agent';
 import type { AgentSettingsInput } from '../agent/config';
-import { findBug, type Catalog } from '../bugs/catalog';
+import type { Catalog } from '../bugs/catalog';
 import { openWorkspace } from '../bugs/workspace';
-import { agentAttemptRecord } from './agent';
+import { runAgentAndRecord } from './agent';
 import type { BenchJob } from './bench';
 import type { AttemptRecord } from './schema';
 
@@ -13,11 +13,14 @@ export interface AgentJobOptions {
   catalog: Catalog;
   /** The batch's folder: each run's workspace goes under runs/. */
   outDir: string;
+  /** This process's records file (one per shard, so shards never share a file). */
+  recordsFile: string;
   baseUrl: string;
   apiKey?: string;
   /** Everything but what each job sets (model, condition, endpoint). */
   settings: Omit<AgentSettingsInput, 'model' | 'condition' | 'baseUrl'>;
-  toolVersion: string;
+  /** The agent's collaborators but the catalogue (a test's fakes); default: the real ones. */
+  collaborators?: Partial<Omit<AgentCollaborators, 'catalog'>>;
 }
 
 /** Where a job's workspace lives: one folder per run, so runs share nothing. */
@@ -26,30 +29,28 @@ export function jobDir(outDir: string, job: BenchJob): string {
 }
 
 /**
- * Runs one bench job with the agent harness, isolated: a fresh workspace of the bug
- * (a leftover from an interrupted run is replaced), the agent's own scratch copy, and
- * its own trial clusters and ports. An interrupted run returns undefined and records
+ * Runs and records one bench job with the agent harness, isolated: a fresh workspace of
+ * the bug (a leftover from an interrupted run is replaced), the agent's own scratch copy,
+ * and its own trial clusters and ports. An interrupted run returns undefined and records
  * nothing, so resuming runs it again from scratch.
  */
 export function agentJobRunner(o: AgentJobOptions): (job: BenchJob, signal: AbortSignal) => Promise<AttemptRecord | undefined> {
   return async (job, signal) => {
-    const bug = findBug(o.catalog, job.bugId);
     const dir = jobDir(o.outDir, job);
     fs.rmSync(dir, { recursive: true, force: true });
-    await openWorkspace(o.catalog, bug.id, dir);
-    const result = await runAgent({
-      workspace: dir,
-      settings: { ...o.settings, baseUrl: o.baseUrl, model: job.model, condition: job.condition },
-      ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
-      signal,
-    });
-    if (result.stopReason === 'stopped' || signal.aborted) return undefined;
-    return agentAttemptRecord(result, {
-      bug: { id: bug.id, system: bug.system, tier: bug.tier },
-      baseUrl: o.baseUrl,
-      toolVersion: o.toolVersion,
-      bench: { key: job.key, repeat: job.repeat },
-    });
+    await openWorkspace(o.catalog, job.bugId, dir);
+    const { record } = await runAgentAndRecord(
+      {
+        workspace: dir,
+        settings: { ...o.settings, baseUrl: o.baseUrl, model: job.model, condition: job.condition },
+        ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
+        signal,
+        recordsFile: o.recordsFile,
+        bench: { key: job.key, repeat: job.repeat },
+      },
+      { ...o.collaborators, catalog: o.catalog },
+    );
+    return record;
   };
 }
 

@@ -1,11 +1,10 @@
 import { UserError } from '../errors';
 import type { RecordSet } from './collect';
 import type { AttemptRecord, Condition } from './schema';
-import { appendRecords } from './store';
 
 /**
  * Batch evaluation: every bug × model × condition × repeat, run a few at a time,
- * each recorded as an attempt the moment it ends. Resuming reads the records and
+ * each job recording its attempt the moment it ends. Resuming reads the records and
  * skips every run already there, so a killed batch continues where it stopped and a
  * finished one is not run twice. Shards split the plan by position, so independent
  * machines (a Kubernetes indexed job, a CI matrix) can share it with no coordinator.
@@ -75,10 +74,8 @@ export interface BenchRun {
   jobs: readonly BenchJob[];
   /** Keys already done (from the records). */
   completed: ReadonlySet<string>;
-  /** This process's records file (one per shard, so shards never share a file). */
-  recordsFile: string;
   concurrency: number;
-  /** Runs one job in isolation; undefined when it was interrupted (nothing is recorded, so it runs again on resume). */
+  /** Runs and records one job in isolation, returning its record; undefined when it was interrupted (nothing is recorded, so it runs again on resume). */
   runJob(job: BenchJob, signal: AbortSignal): Promise<AttemptRecord | undefined>;
   onProgress?(p: BenchProgress): void;
   signal?: AbortSignal;
@@ -131,7 +128,6 @@ export async function runBench(o: BenchRun): Promise<BenchSummary> {
         report();
         continue;
       }
-      appendRecords(o.recordsFile, [record]);
       p.done++;
       if (record.status === 'verified') p.verified++;
       if (record.status === 'error') p.errors++;

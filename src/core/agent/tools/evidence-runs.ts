@@ -6,10 +6,17 @@ import { loadTimeline } from '../../events/load';
 import type { EventStore } from '../../events/store';
 import { formatEvent } from '../../repro/evidence';
 import type { BackendOptions } from '../../cluster';
-import { runScenarioTrials } from '../../repro/trials';
+import type { runScenarioTrials } from '../../repro/trials';
 import type { TrialResult } from '../../scenario/verdict';
 import { STATE_FILE } from '../../repro/state-snapshot';
 import { ToolError } from '../scratch';
+
+/**
+ * Runs trials of a scenario on some code with node state kept: where the context
+ * condition's evidence comes from (the failure captured up front, run_reproducer).
+ * Live trials (runScenarioTrials) unless a test gives another.
+ */
+export type EvidenceRunner = typeof runScenarioTrials;
 
 /** One trial whose events and state the evidence tools can look at. */
 export interface EvidenceTrial {
@@ -34,6 +41,7 @@ export class EvidenceRuns {
     private readonly scenario: string,
     /** Where the agent's reproducer runs go (inside the agent run's folder). */
     private readonly runDir: string,
+    private readonly runTrials: EvidenceRunner,
     private readonly backend?: BackendOptions,
   ) {}
 
@@ -82,7 +90,7 @@ export class EvidenceRuns {
   /** Runs the reproducer on `codeDir` (the agent's working copy) and registers its trials. */
   async reproduce(codeDir: string, trials: number, signal: AbortSignal): Promise<EvidenceTrial[]> {
     const k = ++this.runs;
-    const r = await runScenarioTrials(this.system, codeDir, this.scenario, path.join(this.runDir, `repro-${k}`), { trials, captureState: true, signal, backend: this.backend });
+    const r = await this.runTrials(this.system, codeDir, this.scenario, path.join(this.runDir, `repro-${k}`), { trials, captureState: true, signal, backend: this.backend });
     return r.trials.map((trial) => {
       const id = `run${k}/${trial.index}`;
       this.add(id, trial);
