@@ -74,6 +74,20 @@ describe('agent: tools, protocol and budget', () => {
     assert.equal(actionFromText('```js\nconst a = 1;\n```', tools, 't3'), undefined, 'a code block is not an action');
   });
 
+  it('parses 2 MB adversarial text-protocol replies in one pass, with the right parse', () => {
+    const tools = toolsFor('symptom-only');
+    const action = '```list_files\n{"path": "src"}\n```\n';
+    // Unclosed openings: each made the old lazy fence regex rescan the rest of the reply.
+    assert.equal(actionFromText('```list_files\n'.repeat(150_000), tools, 'a1'), undefined);
+    const strayClosings = actionFromText(`${'prose\n```\n'.repeat(200_000)}${action}`, tools, 'a2');
+    assert.ok(strayClosings && isAction(strayClosings) && strayClosings.tool.name === 'list_files');
+    assert.deepEqual(strayClosings.args, { path: 'src' });
+    const longBody = actionFromText(`\`\`\`read_file\n{"path": "${'a'.repeat(2_000_000)}"}\n\`\`\``, tools, 'a3');
+    assert.ok(longBody && isAction(longBody) && (longBody.args as { path: string }).path.length === 2_000_000);
+    const unclosedEdits = actionFromText(`\`\`\`propose_edit\nsrc/x.js\n${'<<<<<<< SEARCH\n'.repeat(140_000)}\`\`\``, tools, 'a4');
+    assert.ok(unclosedEdits && !isAction(unclosedEdits) && /edits/.test(unclosedEdits.error), 'no block was closed, so no edit');
+  });
+
   it('prices tokens from the table by the longest model prefix, and leaves local models free', () => {
     assert.equal(priceOf('gpt-4o-mini-2024-07-18', DEFAULT_PRICES), DEFAULT_PRICES['gpt-4o-mini']);
     assert.equal(priceOf('llama3.1:8b', DEFAULT_PRICES), undefined);
