@@ -22,10 +22,18 @@ describe('events: user patterns (linear-time regex)', () => {
   it('names the construct the engine does not support', () => {
     const refused = (source: string, why: RegExp) => assert.throws(() => compilePattern(source), (e: unknown) => e instanceof PatternError && why.test(e.message));
     refused('(a)\\1', /uses backreferences/);
+    refused('(?<n>a)\\k<n>', /uses backreferences/);
+    assert.ok(compilePattern('\\\\k<').test('\\k<'), 'an escaped backslash before k< is no backreference');
     refused('foo(?=bar)', /uses lookahead/);
     refused('(?<!x)y', /uses lookbehind/);
     refused('[', /not a valid regular expression.*missing closing \]/);
     assert.throws(() => compilePattern('a', 'q'), /unknown regular expression flag "q"/);
+  });
+
+  it('accepts the JavaScript syntax models write', () => {
+    assert.ok(compilePattern('\\u0041\\/x').test('A/x'));
+    assert.ok(compilePattern('(?<name>\\w+)-\\d{2,}').test('lease-42'));
+    assert.ok(compilePattern('\\.then\\(').test('p.then(f)'));
   });
 
   it('matches a substring literally and case-insensitively', () => {
