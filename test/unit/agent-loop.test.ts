@@ -49,7 +49,7 @@ describe('agent: the loop (fake model and verifier)', () => {
       call('propose_edit', wrongFix),
       call('submit', { explanation: 'off by one' }),
       (req) => {
-        assert.match(lastMessage(req), /^Attempt 1: NOT VERIFIED\.\nreproducer add-twice: 0\/1 trials passed\n {2}trial #0 \(seed 1\): FAIL — the fake verifier fails this patch\n2 attempt\(s\) left/);
+        assert.match(lastMessage(req), /^Attempt 1: NOT VERIFIED\.\nreproducer add-twice: 0\/1 trials passed\n {2}trial 1 \(seed 1\): FAIL — the fake verifier fails this patch\n2 attempt\(s\) left/);
         return call('propose_edit', { path: 'src/total.mjs', edits: [{ search: 'return total + amount + 1;', replace: 'return total + amount;' }] });
       },
       call('submit', { explanation: 'addTo doubled the amount' }),

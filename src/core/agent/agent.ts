@@ -53,7 +53,7 @@ export interface AgentCollaborators {
   catalog: Catalog;
 }
 
-const verifyPatch: Verifier = (ws, file, opts) => verifyFix(ws.info.dir, { kind: 'patch', file }, opts);
+const verifyPatch: Verifier = (ws, file, opts) => verifyFix(ws.info.dir, { kind: 'patch', file }, { ...opts, catalog: ws.catalog });
 
 /**
  * Runs the agent on a bug workspace until a submitted patch is verified or a limit is
