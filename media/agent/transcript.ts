@@ -5,6 +5,7 @@
 import type { AgentEvent, AgentResult, Attempt } from '../../src/core/agent/events';
 import type { Review, ToHost } from '../../src/core/agent/panel-protocol';
 import { button, h } from './dom';
+import { trialName } from '../../src/core/verify/format';
 
 type Event<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 
@@ -128,7 +129,7 @@ export class Transcript {
   }
 
   private attempt(a: Attempt): void {
-    const trials = (a.reproducer?.trials ?? []).map((t) => h('li', { text: `${t.scenario} #${t.index} (seed ${t.seed}): ${t.verdict}${t.reason ? ` — ${t.reason}` : ''}` }));
+    const trials = (a.reproducer?.trials ?? []).map((t) => h('li', { text: `${t.scenario} ${trialName(t)}: ${t.verdict}${t.reason ? ` — ${t.reason}` : ''}` }));
     const regression = a.regression.map((g) => h('li', { text: `regression ${g.scenario}: ${g.passed}/${g.total} passed` }));
     const review = h('div', { class: 'review', attrs: { role: 'status' } });
     const actions = h(
