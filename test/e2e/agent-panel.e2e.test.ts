@@ -130,7 +130,7 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
     await panel.getByText(`Verified: attempt 1 fixes ${BUG}. Review it in the diff editor and accept it.`).waitFor({ timeout: UI_TIMEOUT });
     const card = panel.locator('section.attempt', { hasText: 'Attempt 1: verified' });
     const verdict = await card.innerText();
-    for (const line of [/^lock-waiter-lease-expiry #\d+ \(seed \d+\): pass$/m, /^regression basic: 2\/2 passed$/m, /^regression failover: 2\/2 passed$/m]) assert.match(verdict, line);
+    for (const line of [/^lock-waiter-lease-expiry trial \d+ \(seed \d+\): pass$/m, /^regression basic: 2\/2 passed$/m, /^regression failover: 2\/2 passed$/m]) assert.match(verdict, line);
     assert.match(await panel.locator('.totals').innerText(), /^3 steps · 1 attempts · [\d,]+ tokens · cost n\/a/);
 
     // The patch opened beside the panel, which kept the focus.
