@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { changedFiles } from '../patch/unified';
+import { redact } from '../secrets';
 import { loadCatalog, type Catalog } from '../bugs/catalog';
 import { resolveWorkspace, type ResolvedWorkspace } from '../bugs/workspace';
 import { newRunId, runsDir } from '../bugs/runs';
@@ -107,7 +108,7 @@ class AgentSession {
   ) {
     this.tools = toolsFor(settings.condition);
     this.backend = backendOptions({ backend: settings.backend, image: settings.dockerImage });
-    this.trajectory = new TrajectoryWriter(path.join(runDir, 'trajectory.jsonl'), opts.apiKey ? [opts.apiKey] : []);
+    this.trajectory = new TrajectoryWriter(path.join(runDir, 'trajectory.jsonl'));
     this.budget = new EvidenceBudget(settings.evidenceBudgetTokens);
     this.evidence = settings.condition === 'context-augmented' ? new EvidenceRuns(ws.system, ws.bug.manifest.reproducer.scenario, runDir, collaborators.evidence, this.backend) : undefined;
     this.price = priceOf(settings.model, { ...DEFAULT_PRICES, ...settings.prices });
@@ -242,7 +243,8 @@ class AgentSession {
 
   /** Verifies the working copy's changes on a fresh copy of the bug's code. */
   private async submit(): Promise<ToolOutcome> {
-    const patch = this.scratch.diff();
+    // Redacted at its source, so every copy (attempt and patch files, records, the verified tree) is.
+    const patch = redact(this.scratch.diff());
     if (!patch.trim()) throw new ToolError('your working copy has no changes to src/ yet; make your fix with propose_edit first');
     const n = this.attempts.length + 1;
     this.emit({ type: 'verifying', attempt: n });
