@@ -8,7 +8,6 @@ import { readTrajectory } from '../agent/trajectory';
 import { loadCatalog } from '../bugs/catalog';
 import { resolveWorkspace } from '../bugs/workspace';
 import { packageRoot } from '../paths';
-import { addSecret } from '../secrets';
 import { patchStat } from './patch-metrics';
 import { SCHEMA_VERSION, type AttemptRecord, type AttemptStatus, type EndpointKind, type Verification } from './schema';
 import { appendRecords, ATTEMPTS_FILE, workspaceRecordsDir } from './store';
@@ -32,7 +31,6 @@ export interface RecordedRun {
  * panel and `ddbench bench` run it; they only present.
  */
 export async function runAgentAndRecord(o: RecordedRunOptions, collaborators: Partial<AgentCollaborators> = {}): Promise<RecordedRun> {
-  addSecret(o.apiKey);
   const catalog = collaborators.catalog ?? (await loadCatalog());
   const ws = await resolveWorkspace(o.workspace, catalog);
   const result = await runAgent(o, { ...collaborators, catalog });
