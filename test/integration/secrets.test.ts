@@ -1,15 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readTrajectory } from '../../src/core/agent/trajectory';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
-import { packageRoot } from '../../src/core/paths';
 import { REDACTED } from '../../src/core/secrets';
 import { runAgentAndRecord } from '../../src/core/study/agent';
 import { readRecordsFile, workspaceRecordsDir, ATTEMPTS_FILE } from '../../src/core/study/store';
 import { AGENT_BUGSET, allText, call, COUNTER_BUG, lastMessage, openTestWorkspace } from '../support/agent-fixture';
+import { ddbenchBuilt } from '../support/cli';
 import { liveHostProcesses } from '../support/processes';
 import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedServerOptions } from '../support/scripted-openai-server';
 
@@ -37,19 +36,8 @@ const askForKeyLog = (req: RecordedRequest) => call('node_logs', { node: 'n1', t
 /** The right fix, with the key written into the code. */
 const fixWithKey = { path: 'src/total.mjs', edits: [{ search: 'return total + amount * 2;', replace: `return total + amount; // ${KEY}` }] };
 
-const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
-
-/** The built CLI as a user runs it, without blocking this process (which serves the scripted endpoint). */
-function ddbench(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, [KEY_VAR]: KEY, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The built CLI as a user runs it, with the key in its environment. */
+const ddbench = (args: string[], env: Record<string, string>) => ddbenchBuilt(args, { DDBENCH_BUGS: AGENT_BUGSET, [KEY_VAR]: KEY, ...env });
 
 /** Every file under `dir` whose bytes hold `text`, as paths relative to it. */
 function filesHolding(dir: string, text: string): string[] {
@@ -195,7 +183,8 @@ describe('secrets: the API key reaches no node, file or output', function () {
       assert.equal(r.code, 0, r.stdout + r.stderr);
       assert.match(r.stdout, /^VERIFIED: /m);
       assert.match(logs, /harness-key \{"key":"absent"\}/);
-      assert.ok(countFiles(ws.dir) > 10 && countFiles(tmp) > 0, 'the run wrote where it is searched');
+      // The simulation cache holds the verified (patched) source: it is among what is searched.
+      assert.ok(countFiles(ws.dir) > 10 && countFiles(path.join(tmp, 'ddbench-sim')) > 0, 'the run wrote where it is searched');
       assert.ok(allText(ws.dir).includes(REDACTED), 'the key was never met, so redaction was not tested');
       for (const [where, dir] of [['workspace', ws.dir], ['temp', tmp], ['home', home]] as const) assert.deepEqual(filesHolding(dir, KEY), [], `${where} files hold the key`);
       for (const text of [r.stdout, r.stderr]) assert.ok(!text.includes(KEY), 'the key was printed');

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { changedFiles } from '../patch/unified';
-import { redact } from '../secrets';
+import { addSecret, redact } from '../secrets';
 import { loadCatalog, type Catalog } from '../bugs/catalog';
 import { resolveWorkspace, type ResolvedWorkspace } from '../bugs/workspace';
 import { newRunId, runsDir } from '../bugs/runs';
@@ -63,6 +63,8 @@ const verifyPatch: Verifier = (ws, file, opts) => verifyFix(ws.info.dir, { kind:
  */
 export async function runAgent(opts: AgentRunOptions, given: Partial<AgentCollaborators> = {}): Promise<AgentResult> {
   const settings = AgentSettings.parse(opts.settings);
+  // The key goes to the HTTP client only; whatever else meets it (an echo in an error, a log) is redacted.
+  addSecret(opts.apiKey);
   const ws = await resolveWorkspace(opts.workspace, given.catalog ?? (await loadCatalog()));
   const collaborators: Collaborators = {
     model: given.model ?? new ChatClient({ ...settings, apiKey: opts.apiKey }),

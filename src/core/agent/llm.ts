@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { UserError } from '../errors';
-import { addSecret, redact } from '../secrets';
+import { redact } from '../secrets';
 import { AGENT_DEFAULTS } from './config';
 import type { StreamDelta } from './events';
 import type { Usage } from './pricing';
@@ -85,8 +85,6 @@ export class ChatClient implements ChatModel {
     readonly config: EndpointConfig,
     private readonly backoffBaseMs = 1000,
   ) {
-    // The key goes to this client only; whatever else meets it (an echo in an error, a log) is redacted.
-    addSecret(config.apiKey);
     this.client = new OpenAI({
       baseURL: config.baseUrl,
       // Ollama and llama.cpp ignore the key but the client insists on one.
