@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/sim-seeds.ts [--seeds N] [--live N] [--raftkv-only]
  *
- * --raftkv-only stops after the RaftKV rows (the figure the README's target is about).
+ * --raftkv-only stops after the RaftKV rows (the figure docs/measurements.md leads with).
  *
  * Prints wall-clock rates (what a user waits for) and rates per CPU second (what the
  * machine's load does not change), with the load average beside them.

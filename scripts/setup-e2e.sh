@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests need: headless Chromium (apt) and code-server
-# (npm, into a cache folder outside the repo). Follows the recipe in ENVIRONMENT.md:
-# nothing may download its own binary here, so every install step runs with
-# --ignore-scripts and the native modules are rebuilt from source.
+# (npm, into a cache folder outside the repo). It works without internet access beyond
+# the npm registry and Debian's packages: nothing may download its own binary, so every
+# install step runs with --ignore-scripts and the native modules are rebuilt from source.
 # Idempotent: a finished install leaves a marker and is skipped next time.
 set -euo pipefail
 

@@ -3,8 +3,8 @@ import type { SourceLocation } from './source-location';
 import type { VectorClock } from './vclock';
 
 /**
- * What a node's runtime reports: the design's event shape without the `id`, which
- * the collector assigns. Kept free of core imports because the runtime ships alone.
+ * What a node's runtime reports: the timeline's event shape (`Event` in
+ * src/core/events/event.ts) without the `id`, which the collector assigns. Kept free of core imports because the runtime ships alone.
  */
 export interface RuntimeEvent {
   /** Microseconds since the run started. */

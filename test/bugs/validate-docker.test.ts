@@ -17,8 +17,8 @@ import { dockerOrSkip } from '../support/docker';
  * of the set with its own trial count (hours: a bug takes about ten minutes on two
  * cores); CI validates the raftkv bugs' reproducers with a trial a code version (their
  * regression checks run in simulation in the process-backend validation), since one bug
- * per system would add more than ten minutes (the README's Docker section has the
- * per-bug figures).
+ * per system would add more than ten minutes (docs/measurements.md has the per-bug
+ * figures).
  */
 const FULL = process.env.DDBENCH_VALIDATE === 'full';
 const QUICK = { trials: 1, liveRegression: false };

@@ -14,7 +14,7 @@ import { inPool } from '../../src/core/pool';
 /**
  * `DDBENCH_VALIDATE=full` validates with `ddbench validate`'s own defaults (each bug's
  * trial count, 200 buggy and at least 1,000 fixed seeds): the done criterion, run
- * before the README's figures are taken. By default (CI) every bug is still validated
+ * before the figures in docs/measurements.md are taken. By default (CI) every bug is still validated
  * live and simulated, with fewer trials and seeds, two bugs at once: one live trial of
  * the buggy and of the fixed code, and the regression checks over simulated seeds (live
  * clusters of several bugs at once on two cores would test the machine, not the bugs).

@@ -71,7 +71,7 @@ describe('agent: the loop on a fixture bug (real client and verification)', func
         call('propose_edit', wrongFix),
         call('submit', { explanation: 'off by one' }),
         (req) => {
-          assert.match(lastMessage(req), /Attempt 1: NOT VERIFIED\.\nreproducer add-twice: 0\/1 trials passed\n {2}trial #0 \(seed 1\): FAIL — invariant violated: the total counts each Add once/);
+          assert.match(lastMessage(req), /Attempt 1: NOT VERIFIED\.\nreproducer add-twice: 0\/1 trials passed\n {2}trial 1 \(seed 1\): FAIL — invariant violated: the total counts each Add once/);
           assert.match(lastMessage(req), /\nsimulation: 0\/\d+ seeds passed \(seeds \d+…; the buggy code fails \d+% of seeds\)\n {2}seed \d+: FAIL — invariant violated: the total counts each Add once/);
           return call('propose_edit', { path: 'src/total.mjs', edits: [{ search: 'return total + amount + 1;', replace: 'return total + amount;' }] });
         },

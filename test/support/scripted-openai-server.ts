@@ -26,7 +26,21 @@ export type ScriptedReply =
     }
   | { status: number; error: { message: string; type?: string; code?: string | null }; headers?: Record<string, string> }
   /** Accepts the request and never answers (for timeouts). */
-  | { hang: true };
+  | { hang: true }
+  /** A hostile or broken endpoint's stream (see HostileStream). */
+  | { hostile: HostileStream };
+
+/**
+ * Streams no limit of the client may let through: text forever, a chunk every few
+ * milliseconds (`endless-slow`, never idle) or megabytes as fast as the socket takes
+ * them (`endless-fast`); half a tool call and then silence with the connection kept
+ * open (`stall-mid-tool-call`), or then the connection closed, with no finish reason
+ * and no [DONE] (`close-mid-tool-call`).
+ */
+export type HostileStream = 'endless-slow' | 'endless-fast' | 'stall-mid-tool-call' | 'close-mid-tool-call';
+
+/** The half tool call the hostile streams send: a submit whose arguments are cut off mid-string. */
+export const HALF_TOOL_CALL = { name: 'submit', arguments: '{"explanation": "the lease is che' };
 
 /** A reply the model gives (as opposed to an HTTP error or no answer). */
 export type ScriptedAnswer = Extract<ScriptedReply, { content?: string }>;
@@ -133,8 +147,45 @@ export class ScriptedOpenAIServer {
       return;
     }
     if ('status' in reply) return sendError(res, reply);
+    if ('hostile' in reply) return this.hostile(res, body.model, reply.hostile);
     stream(res, body.model, reply, body.stream_options?.include_usage === true, JSON.stringify(body.messages).length);
   }
+
+  private hostile(res: http.ServerResponse, model: string, kind: HostileStream): void {
+    this.hanging.add(res);
+    res.on('close', () => this.hanging.delete(res));
+    const send = sseWriter(res, model, false).delta;
+    if (kind === 'stall-mid-tool-call' || kind === 'close-mid-tool-call') {
+      send({ role: 'assistant', content: null });
+      send({ tool_calls: [{ index: 0, id: 'call_half', type: 'function', function: { name: HALF_TOOL_CALL.name, arguments: '' } }] });
+      send({ tool_calls: [{ index: 0, function: { arguments: HALF_TOOL_CALL.arguments } }] });
+      if (kind === 'close-mid-tool-call') res.end();
+      return;
+    }
+    send({ role: 'assistant', content: '' });
+    const text = kind === 'endless-fast' ? 'all work and no play '.repeat(3000) : 'more ';
+    const pump = () => {
+      while (!res.destroyed) {
+        const ready = send({ content: text });
+        if (kind === 'endless-slow') return void setTimeout(pump, 5);
+        if (!ready) return void res.once('drain', pump);
+      }
+    };
+    pump();
+  }
+}
+
+/** Starts an SSE response and writes chunks of one streamed completion; each write says false when the socket wants a drain first. */
+function sseWriter(res: http.ServerResponse, model: string, includeUsage: boolean) {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const id = `chatcmpl-scripted${Math.random().toString(36).slice(2, 10)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const send = (choices: unknown[], usage: unknown = null) => {
+    const chunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_scripted', choices, ...(includeUsage && { usage }) };
+    return res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  };
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => send([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  return { send, delta };
 }
 
 function json(res: http.ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
@@ -147,14 +198,7 @@ function sendError(res: http.ServerResponse, r: { status: number; error: { messa
 
 /** The reply as OpenAI streams it: role first, then content or tool-call fragments, the finish reason, usage, [DONE]. */
 function stream(res: http.ServerResponse, model: string, r: ScriptedAnswer, includeUsage: boolean, promptChars: number): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const id = `chatcmpl-scripted${Math.random().toString(36).slice(2, 10)}`;
-  const created = Math.floor(Date.now() / 1000);
-  const send = (choices: unknown[], usage: unknown = null) => {
-    const chunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_scripted', choices, ...(includeUsage && { usage }) };
-    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-  };
-  const delta = (d: Record<string, unknown>, finish: string | null = null) => send([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  const { send, delta } = sseWriter(res, model, includeUsage);
   const calls = r.toolCalls ?? [];
   delta({ role: 'assistant', content: calls.length && !r.content ? null : '', refusal: null });
   for (const piece of pieces(r.reasoning ?? '', 12)) delta({ reasoning_content: piece });

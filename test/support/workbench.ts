@@ -20,7 +20,7 @@ export function chromiumPath(): string {
   return process.env.DDBENCH_CHROMIUM ?? '/usr/bin/chromium';
 }
 
-/** The flags ENVIRONMENT.md checked on these machines. */
+/** Chromium run headless as root with no GPU and no internet: no sandbox, no GPU, and nothing that phones home. */
 const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

@@ -82,6 +82,20 @@ describe('agent: context-augmented condition (fake model and evidence runner)', 
     assert.ok(start?.type === 'start' && start.tools.includes('run_reproducer'));
   });
 
+  it('runs the evidence tools\' regexes in linear time, and names what the engine refuses', async () => {
+    const events = counterEvents(1);
+    events.push({ id: String(events.length + 1), ts: 9000, node: 'n1', kind: 'log', level: 'warn', msg: `${'a'.repeat(100_000)}b` });
+    const { requests } = await run(
+      [call('node_logs', { node: 'n1', text: '/(a+)+$/' }), call('timeline', { text: '/^(a|aa)+b$/' }), call('timeline', { text: '/ad(?=ded)/' }), call('list_files', {})],
+      new FakeEvidenceRunner(events, { n1: { total: 2 } }),
+      { limits: { maxSteps: 4 } },
+    );
+    const [logs, timeline, lookahead] = requests.slice(1).map(lastMessage);
+    assert.equal(logs, 'no events match');
+    assert.match(timeline!, /^1 events:\n#\d+ .*n1 +log +a{10}/);
+    assert.match(lookahead!, /^Error: text: \/ad\(\?=ded\)\/ uses lookahead/);
+  });
+
   it('holds evidence to the token budget, saying what was cut', async () => {
     const { result, requests } = await run(
       [call('timeline', { limit: 200 }), call('timeline', { limit: 200 }), call('timeline', { limit: 200 }), call('list_files', {})],

@@ -49,7 +49,7 @@ describe('agent: the loop (fake model and verifier)', () => {
       call('propose_edit', wrongFix),
       call('submit', { explanation: 'off by one' }),
       (req) => {
-        assert.match(lastMessage(req), /^Attempt 1: NOT VERIFIED\.\nreproducer add-twice: 0\/1 trials passed\n {2}trial #0 \(seed 1\): FAIL — the fake verifier fails this patch\n2 attempt\(s\) left/);
+        assert.match(lastMessage(req), /^Attempt 1: NOT VERIFIED\.\nreproducer add-twice: 0\/1 trials passed\n {2}trial 1 \(seed 1\): FAIL — the fake verifier fails this patch\n2 attempt\(s\) left/);
         return call('propose_edit', { path: 'src/total.mjs', edits: [{ search: 'return total + amount + 1;', replace: 'return total + amount;' }] });
       },
       call('submit', { explanation: 'addTo doubled the amount' }),
@@ -175,6 +175,16 @@ describe('agent: the loop (fake model and verifier)', () => {
     const { result } = await run([call('propose_edit', wrongFix), call('submit', {}), call('list_files', {})], { limits: { maxAttempts: 1 } });
     assert.deepEqual([result.stopReason, result.attempts], ['attempt-limit', 1]);
     assert.match(result.patch ?? '', /amount \+ 1/);
+  });
+
+  it('checks the attempt limit per submit call: extra submits in one reply are refused, not verified', async () => {
+    const submits = { content: '', toolCalls: [0, 1, 2, 3].map((i) => ({ id: `s${i}`, name: 'submit', arguments: { explanation: `try ${i}` } })) };
+    const { result, verifier } = await run([call('propose_edit', wrongFix), submits], { limits: { maxAttempts: 1 } });
+    assert.deepEqual([result.stopReason, result.attempts, verifier.patches.length], ['attempt-limit', 1, 1]);
+    const tools = readTrajectory(result.trajectory).records.flatMap((r) => (r.type === 'tool' && r.name === 'submit' ? [[r.ok, r.output.split('\n')[0]] as const] : []));
+    assert.equal(tools.length, 4, 'every call got its answer');
+    assert.match(tools[0]![1]!, /^Attempt 1: NOT VERIFIED/);
+    for (const [ok, output] of tools.slice(1)) assert.deepEqual([ok, output], [false, 'Error: the attempt limit (1) is reached; this submission was not verified']);
   });
 
   it('stops at the token limit and at the cost limit (from a price table)', async () => {

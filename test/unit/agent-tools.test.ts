@@ -37,14 +37,14 @@ describe('agent: tools, protocol and budget', () => {
     await assert.rejects(readFile.run({ path: 'src/totl.mjs', start_line: 1 }, ctx), ToolError);
   });
 
-  it('searches by regex and stops a pattern that backtracks forever', async () => {
+  it('searches by regex, in linear time even for a pattern that backtracks forever elsewhere', async () => {
     const hits = (await search.run({ pattern: 'line99\\d =', path: 'src', case_sensitive: false, max_results: 3 }, ctx)).output;
     assert.match(hits, /^src\/long\.js:990: const line990 = 990;\nsrc\/long\.js:991:/);
     assert.match(hits, /more than 3 matches/);
-    const started = Date.now();
-    await assert.rejects(search.run({ pattern: '(a+)+$', path: 'src/aaa.txt', case_sensitive: true, max_results: 5 }, ctx), /took longer than 2000 ms/);
-    assert.ok(Date.now() - started < 5000);
+    const catastrophic = (await search.run({ pattern: '(a+)+$', path: 'src/aaa.txt', case_sensitive: true, max_results: 5 }, ctx)).output;
+    assert.match(catastrophic, /^no line matches/);
     await assert.rejects(search.run({ pattern: '(', path: '', case_sensitive: false, max_results: 5 }, ctx), /not a valid regular expression/);
+    await assert.rejects(search.run({ pattern: '(a)\\1', path: '', case_sensitive: false, max_results: 5 }, ctx), /backreferences/);
   });
 
   it('cuts long output in the middle and says what was cut', () => {
@@ -72,6 +72,20 @@ describe('agent: tools, protocol and budget', () => {
     const two = actionFromText('```list_files\n{}\n```\n```read_file\n{"path":"x"}\n```', tools, 't2');
     assert.ok(two && !isAction(two) && /one action/.test(two.error));
     assert.equal(actionFromText('```js\nconst a = 1;\n```', tools, 't3'), undefined, 'a code block is not an action');
+  });
+
+  it('parses 2 MB adversarial text-protocol replies in one pass, with the right parse', () => {
+    const tools = toolsFor('symptom-only');
+    const action = '```list_files\n{"path": "src"}\n```\n';
+    // Unclosed openings: each made the old lazy fence regex rescan the rest of the reply.
+    assert.equal(actionFromText('```list_files\n'.repeat(150_000), tools, 'a1'), undefined);
+    const strayClosings = actionFromText(`${'prose\n```\n'.repeat(200_000)}${action}`, tools, 'a2');
+    assert.ok(strayClosings && isAction(strayClosings) && strayClosings.tool.name === 'list_files');
+    assert.deepEqual(strayClosings.args, { path: 'src' });
+    const longBody = actionFromText(`\`\`\`read_file\n{"path": "${'a'.repeat(2_000_000)}"}\n\`\`\``, tools, 'a3');
+    assert.ok(longBody && isAction(longBody) && (longBody.args as { path: string }).path.length === 2_000_000);
+    const unclosedEdits = actionFromText(`\`\`\`propose_edit\nsrc/x.js\n${'<<<<<<< SEARCH\n'.repeat(140_000)}\`\`\``, tools, 'a4');
+    assert.ok(unclosedEdits && !isAction(unclosedEdits) && /edits/.test(unclosedEdits.error), 'no block was closed, so no edit');
   });
 
   it('prices tokens from the table by the longest model prefix, and leaves local models free', () => {

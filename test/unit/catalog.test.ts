@@ -2,7 +2,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findBug, loadCatalog } from '../../src/core/bugs/catalog';
-import { isWorkspace, openWorkspace, readWorkspace } from '../../src/core/bugs/workspace';
+import { AgentScratch } from '../../src/core/agent/scratch';
+import { isWorkspace, openWorkspace, readWorkspace, resolveWorkspace } from '../../src/core/bugs/workspace';
+import { workspaceDiff } from '../../src/core/verify/verify';
 import { UserError } from '../../src/core/errors';
 import { diffTrees } from '../../src/core/patch/unified';
 import { bugJson, buggySource, correctSource, systemJson, tempDir, writeFiles, writeToyBugSet } from '../support/bugset';
@@ -101,6 +103,31 @@ describe('bug workspaces', () => {
     assert.ok(!all.some((f) => /bug\.patch|bug\.json|scenarios|system\.json/.test(f)), all.join(','));
     for (const f of all.filter((f) => fs.statSync(path.join(ws, f)).isFile())) {
       assert.ok(!fs.readFileSync(path.join(ws, f), 'utf8').includes('x + 1'), `${f} contains the correct code`);
+    }
+  });
+
+  it("ships the node runtime's types for the editor, checking nothing, and they are no part of the fix", async () => {
+    const c = await loadCatalog(set);
+    const ws = await openWorkspace(c, 'toy-off-by-one', path.join(t.dir, 'ws'));
+    assert.match(fs.readFileSync(path.join(ws, 'types/ddbench-runtime.d.ts'), 'utf8'), /declare namespace DDBench \{[\s\S]*interface NodeRuntime \{[\s\S]*exposeState\(/);
+    const jsconfig = JSON.parse(fs.readFileSync(path.join(ws, 'jsconfig.json'), 'utf8')) as { compilerOptions: { checkJs: boolean }; include: string[] };
+    assert.equal(jsconfig.compilerOptions.checkJs, false);
+    assert.deepEqual(jsconfig.include, ['src', 'types']);
+    const saved = process.env.DDBENCH_BUGS;
+    process.env.DDBENCH_BUGS = set;
+    try {
+      assert.equal(await workspaceDiff(ws), '', 'the workspace as opened has no changes to the fix');
+      const { system, bug } = await resolveWorkspace(ws, c);
+      const scratch = AgentScratch.create(ws, system, bug);
+      try {
+        assert.equal(scratch.diff(), '');
+        assert.throws(() => scratch.write('types/ddbench-runtime.d.ts', ''), /only files under src\//);
+      } finally {
+        scratch.dispose();
+      }
+    } finally {
+      if (saved === undefined) delete process.env.DDBENCH_BUGS;
+      else process.env.DDBENCH_BUGS = saved;
     }
   });
 

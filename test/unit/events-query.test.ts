@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { loadTimeline } from '../../src/core/events/load';
+import { compilePattern } from '../../src/core/events/pattern';
 import { aggregate, queryEvents } from '../../src/core/events/query';
 import { kindCode, levelCode, type EventStore } from '../../src/core/events/store';
 import { tempDir } from '../support/bugset';
@@ -36,10 +37,11 @@ describe('events: queries and aggregation', () => {
 
   it('finds text in messages and in fields, by substring or regex', () => {
     assert.deepEqual(q({ text: 'SLOW' }), ['e3']);
-    assert.deepEqual(q({ text: /^n\d starts$/ }), ['e1', 'f1', 'g1']);
+    assert.deepEqual(q({ text: compilePattern('^n\\d starts$') }), ['e1', 'f1', 'g1']);
     assert.deepEqual(q({ text: '"index":7' }), ['e2', 'f2']);
     assert.deepEqual(q({ text: 'zoë' }), ['l1']);
-    assert.deepEqual(q({ text: /term/g, nodes: ['n1'] }), ['e1']);
+    assert.deepEqual(q({ text: compilePattern('(.+)+$Q') }), [], 'a catastrophic pattern returns');
+    assert.deepEqual(q({ text: compilePattern('term', 'g'), nodes: ['n1'] }), ['e1']);
   });
 
   it('finds the events of a message and of a trace', () => {

@@ -250,6 +250,41 @@ describe('simulation: cluster', function () {
     ctx.dispose();
   });
 
+  it('keeps deadlines and polls until a condition holds on virtual time, failing a poll past its timeout as a waitFor does', async () => {
+    await startEcho();
+    const ctx = clusterContext(cluster, 1, ['n1', 'n2', 'n3'], cluster.clock);
+    const t0 = cluster.now();
+    const d = ctx.deadline(1500);
+    let polls = 0;
+    const expiredAt = await within(cluster, () => ctx.until(() => (polls++, d.expired && cluster.now()), { timeoutMs: 5000, everyMs: 250, description: 'the deadline' }));
+    assert.equal(expiredAt - t0, 1_500_000);
+    assert.equal(polls, 7, 'polled at 0, 250, ..., 1500 ms');
+    const t1 = cluster.now();
+    const reply = await within(cluster, () => ctx.until(async () => (await client.request('n2', 'echo', { text: 'y' }, 1000)) as Json, { timeoutMs: 1000, description: 'an answer' }));
+    assert.equal(field(reply, 'text'), 'y');
+    assert.ok(cluster.now() - t1 < 1_000_000, 'a first truthy answer ends the poll at once');
+    const t2 = cluster.now();
+    await within(cluster, () => assert.rejects(ctx.until(() => false, { timeoutMs: 1000, everyMs: 300, description: 'never' }), ProgressTimeout));
+    assert.equal(cluster.now() - t2, 1_200_000, 'the poll after the timeout gives up');
+    assert.equal(cluster.events().filter((e) => e.msg === 'progress: never' && e.kind === 'check').length, 1);
+    ctx.dispose();
+  });
+
+  it('fails the run as soon as a background task fails; one that succeeds leaves it alone', async () => {
+    await startEcho();
+    const ctx = clusterContext(cluster, 1, ['n1', 'n2', 'n3'], cluster.clock);
+    const quiet = ctx.background(() => ctx.sleep(100).then(() => 'done'));
+    const t0 = cluster.now();
+    const boom = new Error('background broke');
+    ctx.background(() => ctx.sleep(500).then(() => Promise.reject(boom)));
+    const run = await cluster.drive(ctx.supervise(ctx.sleep(10_000)), 60_000);
+    assert.equal(run.end, 'failed');
+    assert.equal(run.end === 'failed' && run.error, boom);
+    assert.equal(cluster.now() - t0, 500_000);
+    assert.equal(await quiet, 'done');
+    ctx.dispose();
+  });
+
   it('after the trial is over, a scenario loop that outlived it sets no more timers (a timed-out trial must not keep the process alive)', async () => {
     await startEcho();
     let timersSet = 0;
@@ -364,6 +399,14 @@ describe('simulation: seeds, verdicts and shrinking', function () {
     // The budget starts once every node is up (spawn delays are at most 50 ms).
     assert.ok(result.virtualMs >= 1000 && result.virtualMs <= 1050, `ended at ${result.virtualMs} ms`);
     assert.equal(cluster.events().find((e) => e.msg === 'trial timeout')?.kind, 'check');
+  });
+
+  it('fails a trial whose background wait times out, at the timeout', async () => {
+    const target = await prepareTargetFile(race, raceDir, path.join(raceDir, 'scenarios', 'background-wait.mjs'));
+    const { result } = await runSimTrial(target, { seed: 1 });
+    assert.equal(result.verdict, 'fail');
+    assert.equal(result.violation?.check, 'progress: an event that never comes');
+    assert.ok(result.virtualMs >= 2000 && result.virtualMs <= 2050, `ended at ${result.virtualMs} ms`);
   });
 
   it('notices a system whose seeds do not replay (module-level state)', async () => {

@@ -108,6 +108,9 @@ describe('timeline model', () => {
     );
     assert.equal(hidden.arrows.send.length, 3, 'arrows between shown lanes stay (the drop ends on n3, not on the router)');
     assert.throws(() => model.handle({ type: 'window', reqId: 1, axis: 'time', width: 50, filter: { hiddenLanes: [], text: '(', regex: true } }), RequestError);
+    assert.throws(() => model.handle({ type: 'window', reqId: 1, axis: 'time', width: 50, filter: { hiddenLanes: [], text: 'a(?=b)', regex: true } }), /uses lookahead/);
+    const catastrophic = ask(model, { type: 'window', axis: 'time', width: 50, filter: { hiddenLanes: [], text: '(.+)+$Q', regex: true } });
+    assert.equal(catastrophic.total, 0, 'a catastrophic pattern returns');
   });
 
   it('in causal order every message arrow points forward and each lane keeps its order', () => {

@@ -19,8 +19,7 @@ export default {
     const victim = before[0].actual[0];
 
     t.note('cutting the datanode off from the namenode', { victim });
-    const dead = t.waitFor((e) => e.kind === 'log' && e.node === 'nn' && e.msg === 'datanode dead' && e.fields?.dn === victim, { timeoutMs: 10000, description: 'the NameNode to declare the DataNode dead' });
-    dead.catch(() => {});
+    const dead = t.background(() => t.waitFor((e) => e.kind === 'log' && e.node === 'nn' && e.msg === 'datanode dead' && e.fields?.dn === victim, { timeoutMs: 10000, description: 'the NameNode to declare the DataNode dead' }));
     t.addLinkFault({ from: victim, to: 'nn', drop: 1 });
     t.addLinkFault({ from: 'nn', to: victim, drop: 1 });
     await dead;

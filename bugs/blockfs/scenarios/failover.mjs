@@ -22,8 +22,7 @@ export default {
     const blocks = await waitForCensus(t, (bs) => bs.every((b) => b.actual.length === 3));
     const victim = blocks[0].actual[0];
     t.note('killing datanode', { victim });
-    const dead = t.waitFor((e) => e.kind === 'log' && e.node === 'nn' && e.msg === 'datanode dead' && e.fields?.dn === victim, { timeoutMs: 10000, description: 'the NameNode to declare the DataNode dead' });
-    dead.catch(() => {});
+    const dead = t.background(() => t.waitFor((e) => e.kind === 'log' && e.node === 'nn' && e.msg === 'datanode dead' && e.fields?.dn === victim, { timeoutMs: 10000, description: 'the NameNode to declare the DataNode dead' }));
     await t.kill(victim);
     await dead;
     const enough = (bs) => bs.every((b) => b.namenode.length >= b.replication && b.namenode.every((d) => d !== victim));

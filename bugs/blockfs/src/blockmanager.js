@@ -17,7 +17,7 @@
 
 export class BlockManager {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {(blockId: number) => number | null} expectedReplication null while the block's file is being written
    */
   constructor(rt, expectedReplication) {

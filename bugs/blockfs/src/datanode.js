@@ -15,7 +15,7 @@ const NN = 'nn';
 const DATASET = 'replicas';
 
 export class DataNode {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.ipc = new IpcClient(rt);

@@ -3,7 +3,7 @@
 // { ok: false, error: 'timeout' }.
 
 export class IpcClient {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.callId = 0;

@@ -12,7 +12,7 @@ import { IpcClient, responder } from './ipc.js';
 const FSIMAGE = 'fsimage';
 
 export class NameNode {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.ipc = new IpcClient(rt);

@@ -4,7 +4,7 @@
 import { DataNode } from './datanode.js';
 import { NameNode } from './namenode.js';
 
-/** @param {any} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
+/** @param {DDBench.NodeRuntime} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
 export function createNode(rt) {
   const server = rt.id === 'nn' ? new NameNode(rt) : new DataNode(rt);
   return {

@@ -37,7 +37,7 @@ export function isShutdown(st) {
 
 export class Gossiper {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {{onJoin(ep: string, st: any): void, onChange(ep: string, key: string, value: any): void, onAlive(ep: string): void, onDead(ep: string): void, onRemove(ep: string): void}} subscriber
    */
   constructor(rt, subscriber) {

@@ -3,7 +3,7 @@
 
 import { StorageService } from './storage-service.js';
 
-/** @param {any} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
+/** @param {DDBench.NodeRuntime} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
 export function createNode(rt) {
   const service = new StorageService(rt);
   return {

@@ -9,7 +9,7 @@ export function blockFor(cl, rf) {
 }
 
 export class StorageProxy {
-  /** @param {any} rt @param {any} service the StorageService */
+  /** @param {DDBench.NodeRuntime} rt @param {any} service the StorageService */
   constructor(rt, service) {
     this.rt = rt;
     this.service = service;

@@ -9,7 +9,7 @@ import { StorageProxy } from './storage-proxy.js';
 import { TokenMetadata, initialTokens } from './token-metadata.js';
 
 export class StorageService {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.numTokens = Number(rt.config.numTokens ?? 8);

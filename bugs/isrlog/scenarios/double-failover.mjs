@@ -1,4 +1,5 @@
 // double-failover — the leader dies, and so does its successor, moments after taking over.
+import { poll } from '../../lib/scenario-lib.mjs';
 import { brief, connect, converge, divergence } from './lib/client.mjs';
 
 export default {
@@ -33,12 +34,7 @@ export default {
     await t.sleep(500);
     const before = await t.state(L);
     for (let i = 0; i < 3; i++) void lc.send(L, 'Produce', { key: `x${i}`, value: 'unacked' }, 500);
-    let s = null;
-    for (let i = 0; i < 200; i++) {
-      s = await t.state(S);
-      if (s.logEndOffset >= before.logEndOffset + 3) break;
-      await t.sleep(20);
-    }
+    const s = (await poll(t, () => t.state(S), { timeoutMs: 4000, everyMs: 20, done: (st) => st.logEndOffset >= before.logEndOffset + 3 })).value;
     t.note('only the leader and S have the last three records', { leader: L, N, S, s: brief(s) });
 
     t.addLinkFault({ from: 'controller', to: S, type: 'LeaderAndIsr', drop: 1 });
@@ -48,10 +44,7 @@ export default {
     t.check('N takes over from the dead leader', second !== null, { metadata: await lc.metadata() });
     const n = await t.state(N);
     void lc.send(N, 'Produce', { key: 'y0', value: 'unacked' }, 500);
-    for (let i = 0; i < 100; i++) {
-      if ((await t.state(N)).logEndOffset > n.logEndOffset) break;
-      await t.sleep(10);
-    }
+    await poll(t, () => t.state(N), { timeoutMs: 1000, everyMs: 10, done: (st) => st.logEndOffset > n.logEndOffset });
     await t.kill(N);
     t.clearLinkFaults();
     t.note('the new leader killed moments after taking over', { leader: N });

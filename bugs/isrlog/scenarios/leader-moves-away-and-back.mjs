@@ -1,4 +1,5 @@
 // leader-moves-away-and-back — leadership moves to another broker and back while one follower misses news.
+import { poll } from '../../lib/scenario-lib.mjs';
 import { brief, connect, converge, divergence } from './lib/client.mjs';
 
 export default {
@@ -28,12 +29,7 @@ export default {
     t.addLinkFault({ from: F2, to: L, type: 'Fetch', drop: 1 });
     const before = await t.state(L);
     for (let i = 0; i < 3; i++) void lc.send(L, 'Produce', { key: `x${i}`, value: 'unacked' }, 500);
-    let f3 = null;
-    for (let i = 0; i < 200; i++) {
-      f3 = await t.state(F3);
-      if (f3.logEndOffset >= before.logEndOffset + 3) break;
-      await t.sleep(20);
-    }
+    const f3 = (await poll(t, () => t.state(F3), { timeoutMs: 4000, everyMs: 20, done: (st) => st.logEndOffset >= before.logEndOffset + 3 })).value;
     t.note('only the leader and F3 have the last three records', { leader: L, F2, F3, f3: brief(f3) });
 
     t.clearLinkFaults();
@@ -43,11 +39,7 @@ export default {
     t.check('leadership moves to F2', away.ok === true && away.leader === F2, { away });
     const onF2 = await lc.findLeader(10000, [F2]);
     t.check('F2 leads', onF2 !== null);
-    for (let i = 0; i < 200; i++) {
-      const [l, f2] = await Promise.all([t.state(L), t.state(F2)]);
-      if (l.logEndOffset === f2.logEndOffset && l.role === 'follower') break;
-      await t.sleep(20);
-    }
+    await poll(t, () => Promise.all([t.state(L), t.state(F2)]), { timeoutMs: 4000, everyMs: 20, done: ([l, f2]) => l.logEndOffset === f2.logEndOffset && l.role === 'follower' });
     t.clearLinkFaults();
     let back = { ok: false };
     for (let i = 0; i < 5 && !back.ok; i++) back = await lc.send('controller', 'ElectLeaders', { broker: L });

@@ -7,7 +7,7 @@
 import { Partition } from './partition.js';
 
 export class KafkaServer {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     const c = rt.config;

@@ -8,7 +8,7 @@
 const STATE = 'partition-state';
 
 export class KafkaController {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     const c = rt.config;

@@ -53,7 +53,7 @@ export class LeaderEpochFileCache {
 }
 
 export class Log {
-  /** @param {any} disk the node's disk (rt.disk) */
+  /** @param {DDBench.Disk} disk the node's disk (rt.disk) */
   constructor(disk) {
     this.disk = disk;
     /** @type {Array<{ offset: number, epoch: number, key: string, value: string }>} */

@@ -5,7 +5,7 @@
 import { KafkaController } from './controller.js';
 import { KafkaServer } from './broker.js';
 
-/** @param {any} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
+/** @param {DDBench.NodeRuntime} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
 export function createNode(rt) {
   const server = rt.id === String(rt.config.controller ?? 'controller') ? new KafkaController(rt) : new KafkaServer(rt);
   return {

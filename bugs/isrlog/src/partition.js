@@ -9,7 +9,7 @@ import { Log } from './log.js';
 import { ReplicaFetcherThread } from './fetcher.js';
 
 export class Partition {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     const c = rt.config;

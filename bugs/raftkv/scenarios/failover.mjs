@@ -23,11 +23,10 @@ export default {
     await t.sleep(500);
 
     const old = (await kv.findLeader(5000)).id;
-    const elected = t.waitFor((e) => e.kind === 'log' && e.msg === 'became leader' && e.node !== old, {
+    const elected = t.background(() => t.waitFor((e) => e.kind === 'log' && e.msg === 'became leader' && e.node !== old, {
       timeoutMs: 15000,
       description: 'a new leader after the old one is killed',
-    });
-    elected.catch(() => {});
+    }));
     await t.kill(old);
     const ev = await elected;
     t.note('new leader', { leader: ev.node, term: ev.fields?.term ?? null });

@@ -27,19 +27,18 @@ export default {
     const lb = await b.request('LeaseGrant', { ttl: 3 });
     t.check('B is granted a lease', lb.ok === true, { lb });
     let keepAlive = true;
-    const keepAliveLoop = (async () => {
+    const keepAliveLoop = t.background(async () => {
       while (keepAlive) {
         if (b.leader) await b.send(b.leader, 'LeaseKeepAlive', { id: lb.id }, 300);
         await t.sleep(500);
       }
-    })();
+    });
 
-    const bQueued = t.waitFor((e) => e.kind === 'log' && e.msg === 'lock waiting' && e.fields?.key === lockKeyOf(lb.id), {
+    const bQueued = t.background(() => t.waitFor((e) => e.kind === 'log' && e.msg === 'lock waiting' && e.fields?.key === lockKeyOf(lb.id), {
       timeoutMs: 10000,
       description: 'B to queue for the lock',
       includePast: true,
-    });
-    bQueued.catch(() => {});
+    }));
     const lockB = b.request('Lock', { name: 'job', lease: lb.id }, { timeoutMs: 30000, tryMs: 30000 });
     await bQueued;
     await t.waitFor((e) => e.kind === 'log' && e.msg === 'lease revoked' && e.fields?.lease === lb.id, {
@@ -50,12 +49,11 @@ export default {
 
     const lc = await c.request('LeaseGrant', { ttl: 60 });
     t.check('C is granted a lease', lc.ok === true, { lc });
-    const cQueued = t.waitFor((e) => e.kind === 'log' && e.msg === 'lock waiting' && e.fields?.key === lockKeyOf(lc.id), {
+    const cQueued = t.background(() => t.waitFor((e) => e.kind === 'log' && e.msg === 'lock waiting' && e.fields?.key === lockKeyOf(lc.id), {
       timeoutMs: 10000,
       description: 'C to queue for the lock',
       includePast: true,
-    });
-    cQueued.catch(() => {});
+    }));
     const lockC = c.request('Lock', { name: 'job', lease: lc.id }, { timeoutMs: 30000, tryMs: 30000 });
     await cQueued;
 

@@ -6,7 +6,7 @@
 const DB_FILE = 'db';
 
 export class Backend {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.disk = rt.disk;

@@ -7,7 +7,7 @@ const LEASE = 'lease';
 
 export class Lessor {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./backend.js').Backend} be
    * @param {import('./kvstore.js').KVStore} kv
    */

@@ -3,7 +3,7 @@
 
 import { EtcdServer } from './server.js';
 
-/** @param {any} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
+/** @param {DDBench.NodeRuntime} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
 export function createNode(rt) {
   const server = new EtcdServer(rt);
   return {

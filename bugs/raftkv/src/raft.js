@@ -17,7 +17,7 @@ const maxMsgEntries = 64;
 
 export class Raft {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./wal.js').WAL} wal
    * @param {{ onCommit(): void, onStateChange(): void }} hooks
    */

@@ -11,7 +11,7 @@ import { Raft } from './raft.js';
 import { WAL } from './wal.js';
 
 export class EtcdServer {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.be = new Backend(rt);

@@ -10,7 +10,7 @@ export function lockPrefix(name) {
 
 export class LockServer {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./kvstore.js').KVStore} kv
    * @param {import('./lease.js').Lessor} lessor
    */

@@ -6,7 +6,7 @@
 const WAL_FILE = 'wal';
 
 export class WAL {
-  /** @param {any} disk the node's disk (rt.disk) */
+  /** @param {DDBench.Disk} disk the node's disk (rt.disk) */
   constructor(disk) {
     this.disk = disk;
   }

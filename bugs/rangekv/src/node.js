@@ -3,7 +3,7 @@
 
 import { Store } from './store.js';
 
-/** @param {any} rt the node runtime */
+/** @param {DDBench.NodeRuntime} rt the node runtime */
 export function createNode(rt) {
   const store = new Store(rt);
   return {

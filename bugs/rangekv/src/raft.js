@@ -13,7 +13,7 @@ export const StateLeader = 'leader';
 
 export class RawNode {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {number} rangeId
    * @param {{ electionTicks: number, heartbeatTicks: number }} cfg
    * @param {(to: string, type: string, body: any) => void} send

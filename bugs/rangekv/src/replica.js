@@ -25,7 +25,7 @@ const keyEnd = (key) => key + '\u0000';
 
 export class Replica {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {{ rangeId: number, start: string, end: string }} desc
    * @param {import('./hlc.js').Clock} clock
    * @param {(to: string, rangeId: number, type: string, body: any) => void} send

@@ -18,7 +18,7 @@ const RANGES = [
 ];
 
 export class Store {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.clock = new Clock(() => rt.now());

@@ -35,11 +35,10 @@ export default {
 
     const lockPath = `/hbase/replication/rs/${first.server}/lock`;
     // Generous: the claim starts within about three seconds (session expiry, then a claim round) but a loaded machine can stretch that.
-    const locked = t.waitFor((e) => e.kind === 'log' && e.node === 'zk' && e.msg === 'znode created' && e.fields?.path === lockPath, {
+    const locked = t.background(() => t.waitFor((e) => e.kind === 'log' && e.node === 'zk' && e.msg === 'znode created' && e.fields?.path === lockPath, {
       timeoutMs: 30000,
       description: "a live server to start claiming the dead server's replication queue",
-    });
-    locked.catch(() => {});
+    }));
     t.addLinkFault({ from: 'zk', to: '*', type: 'ZkCreateResp', delayMs: [1500, 1500] });
     t.note('killing region server', { victim });
     await t.kill(victim);

@@ -12,7 +12,7 @@ import { RpcClient, replier, hostOf } from './rpc.js';
 import { ZKWatcher } from './zkwatcher.js';
 
 export class HMaster {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.rpc = new RpcClient(rt);

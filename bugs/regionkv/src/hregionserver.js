@@ -17,7 +17,7 @@ function inRange(info, row) {
 }
 
 export class HRegionServer {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.rpc = new RpcClient(rt);

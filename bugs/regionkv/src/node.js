@@ -8,7 +8,7 @@ import { HRegionServer } from './hregionserver.js';
 import { ReplicationSink } from './replicationsink.js';
 import { ZooKeeperServer } from './zookeeper.js';
 
-/** @param {any} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
+/** @param {DDBench.NodeRuntime} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
 export function createNode(rt) {
   const id = rt.id;
   const server = id === 'zk' ? new ZooKeeperServer(rt) : id === 'peer' ? new ReplicationSink(rt) : id.startsWith('master') ? new HMaster(rt) : new HRegionServer(rt);

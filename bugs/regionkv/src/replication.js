@@ -14,7 +14,7 @@ const RS_ROOT = '/hbase/replication/rs';
 
 export class ReplicationSourceManager {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./rpc.js').RpcClient} rpc
    * @param {import('./zkwatcher.js').ZKWatcher} zk
    */

@@ -2,7 +2,7 @@
 // applies the WAL edits that source clusters ship to it and serves Get.
 
 export class ReplicationSink {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     /** @type {Map<string, { value: string, seq: number, region: string }>} */

@@ -3,7 +3,7 @@
 // and a call that gets no answer in time completes with { error: 'timeout' }.
 
 export class RpcClient {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.seq = 0;

@@ -5,7 +5,7 @@ export const ZK = 'zk';
 
 export class ZKWatcher {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./rpc.js').RpcClient} rpc
    * @param {() => void} onExpired
    */

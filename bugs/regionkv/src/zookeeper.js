@@ -10,7 +10,7 @@
 // /hbase/meta, one per region.
 
 export class ZooKeeperServer {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.sessionTimeoutMs = Number(rt.config.zkSessionTimeoutMs ?? 2000);

@@ -1,5 +1,5 @@
 // primary-restart-clock-ahead — a primary whose clock runs ahead dies right after a w:1 write and comes back.
-import { brief, connect, converge, deadline } from './lib/client.mjs';
+import { brief, connect, converge } from './lib/client.mjs';
 
 export default {
   name: 'primary-restart-clock-ahead',
@@ -61,7 +61,7 @@ export default {
 
 /** Waits until every given member's last applied optime is opTime, looking every 100 ms (the first time after 100 ms). */
 async function applied(t, nodes, opTime, timeoutMs) {
-  const d = deadline(t, timeoutMs);
+  const d = t.deadline(timeoutMs);
   while (!d.expired) {
     await t.sleep(100);
     const states = await Promise.all(nodes.map((n) => t.state(n).catch(() => null)));

@@ -10,7 +10,7 @@ import { PRIMARY, ReplicationCoordinator } from './repl/replication_coordinator.
 import { StorageInterface } from './repl/storage.js';
 
 export class Mongod {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.storage = new StorageInterface(rt.disk);
@@ -163,7 +163,7 @@ export class Mongod {
   }
 }
 
-/** @param {any} rt the node runtime */
+/** @param {DDBench.NodeRuntime} rt the node runtime */
 export function createNode(rt) {
   const mongod = new Mongod(rt);
   return {

@@ -16,11 +16,10 @@ export default {
     const nodes = await yarn.waitForNodes();
     t.check('both NodeManagers are RUNNING', nodes.nm1 === 'RUNNING' && nodes.nm2 === 'RUNNING', { nodes });
 
-    const assigned = t.waitFor((e) => e.kind === 'log' && e.msg === 'assigned container' && e.fields?.app === 'app_job', {
+    const assigned = t.background(() => t.waitFor((e) => e.kind === 'log' && e.msg === 'assigned container' && e.fields?.app === 'app_job', {
       timeoutMs: 5000,
       description: 'the AM container of app_job to be placed',
-    });
-    assigned.catch(() => {});
+    }));
     const sub = await yarn.send(active, 'SubmitApplication', { appId: 'app_job', durationMs: 1200, maxAttempts: 1 });
     t.check('submission is accepted', sub.ok === true, { sub });
     const ev = await assigned;

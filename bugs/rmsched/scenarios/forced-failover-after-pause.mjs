@@ -22,35 +22,30 @@ export default {
     await yarn.waitForNodes();
 
     // 1. The active RM stalls (a long GC pause, say) past its session timeout.
-    const takeover = logged(t, b, 'transitioned to active', 'the standby to take over while the active RM is paused');
-    takeover.catch(() => {});
+    const takeover = t.background(() => logged(t, b, 'transitioned to active', 'the standby to take over while the active RM is paused'));
     await t.pause(a);
     await takeover;
     await t.sleep(200);
-    const demoted = logged(t, a, 'transitioned to standby', 'the paused RM to step down after it resumes');
-    demoted.catch(() => {});
+    const demoted = t.background(() => logged(t, a, 'transitioned to standby', 'the paused RM to step down after it resumes'));
     await t.resume(a);
     await demoted;
     await t.sleep(300);
     t.note('the first RM stepped down after its pause', { states: await yarn.haStates() });
 
     // 2. The new active RM dies; the first one takes over again; the dead one comes back.
-    const back = logged(t, a, 'transitioned to active', 'the first RM to become active again');
-    back.catch(() => {});
+    const back = t.background(() => logged(t, a, 'transitioned to active', 'the first RM to become active again'));
     await t.kill(b);
     await back;
     await yarn.waitForNodes();
     t.check('app_2 is accepted', (await yarn.submit('app_2', 300, 2)).ok === true);
     t.check('app_2 finishes', (await yarn.waitForFinal('app_2'))?.state === 'FINISHED');
-    const rejoined = logged(t, b, 'zk session established', 'the restarted RM to reconnect');
-    rejoined.catch(() => {});
+    const rejoined = t.background(() => logged(t, b, 'zk session established', 'the restarted RM to reconnect'));
     await t.restart(b);
     await rejoined;
     await t.sleep(300);
 
     // 3. An operator forces the restarted RM active.
-    const forced = logged(t, b, 'transitioned to active', 'the forced RM to become active');
-    forced.catch(() => {});
+    const forced = t.background(() => logged(t, b, 'transitioned to active', 'the forced RM to become active'));
     const r = await yarn.send(b, 'TransitionToActive', { forcemanual: true });
     t.check('the forced transition is accepted', r.ok === true, { reply: r });
     await forced;

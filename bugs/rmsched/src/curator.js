@@ -5,7 +5,7 @@
 // and re-sends every request that was still waiting for an answer.
 
 export class ZKCuratorManager {
-  /** @param {any} rt */
+  /** @param {DDBench.NodeRuntime} rt */
   constructor(rt) {
     this.rt = rt;
     this.zk = String(rt.config.zkServer ?? 'zk');
@@ -87,7 +87,7 @@ export class ZKCuratorManager {
 
 /** Holds the ephemeral lock while this RM is the elected active one. */
 export class ActiveStandbyElector {
-  /** @param {any} rt @param {ZKCuratorManager} zk @param {{becomeActive(): void, becomeStandby(): void}} app */
+  /** @param {DDBench.NodeRuntime} rt @param {ZKCuratorManager} zk @param {{becomeActive(): void, becomeStandby(): void}} app */
   constructor(rt, zk, app) {
     this.rt = rt;
     this.zk = zk;

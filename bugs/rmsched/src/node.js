@@ -7,7 +7,7 @@ import { NodeManager } from './nodemanager.js';
 import { ResourceManager } from './resourcemanager.js';
 import { ZooKeeperServer } from './zookeeper.js';
 
-/** @param {any} rt the node runtime */
+/** @param {DDBench.NodeRuntime} rt the node runtime */
 export function createNode(rt) {
   const role = rt.id.startsWith('rm') ? ResourceManager : rt.id.startsWith('nm') ? NodeManager : ZooKeeperServer;
   const server = new role(rt);

@@ -4,7 +4,7 @@
 // over between the configured RMs when one answers "standby" or not at all.
 
 export class NodeManager {
-  /** @param {any} rt */
+  /** @param {DDBench.NodeRuntime} rt */
   constructor(rt) {
     this.rt = rt;
     this.rms = rt.nodes.filter((n) => n.startsWith('rm'));

@@ -11,7 +11,7 @@ import { FifoScheduler } from './scheduler.js';
 const FINAL = new Set(['FINISHED', 'FAILED', 'KILLED']);
 
 export class ResourceManager {
-  /** @param {any} rt */
+  /** @param {DDBench.NodeRuntime} rt */
   constructor(rt) {
     this.rt = rt;
     this.automaticFailover = rt.config.automaticFailover !== false;

@@ -5,7 +5,7 @@
 // RMFatalEvent on the RM's dispatcher.
 
 export class RMStateStore {
-  /** @param {any} rt @param {import('./curator.js').ZKCuratorManager} zk @param {(type: string, cause: string) => void} fatal */
+  /** @param {DDBench.NodeRuntime} rt @param {import('./curator.js').ZKCuratorManager} zk @param {(type: string, cause: string) => void} fatal */
   constructor(rt, zk, fatal) {
     this.rt = rt;
     this.zk = zk;

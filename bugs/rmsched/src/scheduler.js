@@ -16,7 +16,7 @@ export class SchedulerNode {
 }
 
 export class FifoScheduler {
-  /** @param {any} rt @param {(node: string, c: any) => void} launch @param {(c: any, status: any) => void} completed */
+  /** @param {DDBench.NodeRuntime} rt @param {(node: string, c: any) => void} launch @param {(c: any, status: any) => void} completed */
   constructor(rt, launch, completed) {
     this.rt = rt;
     this.launch = launch;

@@ -4,7 +4,7 @@
 // (an RM that is not the last one to fence gets NoAuth, reported as FENCED).
 
 export class ZooKeeperServer {
-  /** @param {any} rt */
+  /** @param {DDBench.NodeRuntime} rt */
   constructor(rt) {
     this.rt = rt;
     this.sessionTimeoutMs = Number(rt.config.zkSessionTimeoutMs ?? 3000);

@@ -9,7 +9,7 @@ import { ZenDiscovery } from './discovery/zen_discovery.js';
 import { IndexShard, ShardStateAction, TransportReplicationAction } from './index/transport_replication_action.js';
 
 export class EsNode {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.allocation = new AllocationService(rt);
@@ -239,7 +239,7 @@ export class EsNode {
   }
 }
 
-/** @param {any} rt the node runtime */
+/** @param {DDBench.NodeRuntime} rt the node runtime */
 export function createNode(rt) {
   const node = new EsNode(rt);
   return {

@@ -21,8 +21,7 @@ export default {
     t.addLinkFault({ from: 'n4', to: 'n5', type: 'Psync', drop: 1 });
     t.addLinkFault({ from: 'n5', to: 'n4', type: 'Psync', drop: 1 });
 
-    const first = t.waitFor((e) => e.kind === 'log' && e.msg === 'failover election won', { timeoutMs: 15000, description: 'a replica to replace n1' });
-    first.catch(() => {});
+    const first = t.background(() => t.waitFor((e) => e.kind === 'log' && e.msg === 'failover election won', { timeoutMs: 15000, description: 'a replica to replace n1' }));
     await t.kill('n1');
     const b = (await first).node;
     const c = b === 'n4' ? 'n5' : 'n4';
@@ -34,11 +33,10 @@ export default {
     });
     await t.sleep(300);
 
-    const second = t.waitFor((e) => e.kind === 'log' && e.node === c && e.msg === 'failover election won', {
+    const second = t.background(() => t.waitFor((e) => e.kind === 'log' && e.node === c && e.msg === 'failover election won', {
       timeoutMs: 15000,
       description: `${c} to take over after ${b} fails`,
-    });
-    second.catch(() => {});
+    }));
     await t.kill(b);
     await second;
     t.clearLinkFaults();

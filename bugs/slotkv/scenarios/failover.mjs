@@ -15,8 +15,7 @@ export default {
     for (const k of keys) t.check('set is acknowledged', (await kv.set(k, `before-${k}`)).ok === true, { key: k });
     t.check('replicas catch up', (await kv.waitForReplicas(['n4', 'n5'])) !== null);
 
-    const won = t.waitFor((e) => e.kind === 'log' && e.msg === 'failover election won', { timeoutMs: 15000, description: 'a replica to win the election' });
-    won.catch(() => {});
+    const won = t.background(() => t.waitFor((e) => e.kind === 'log' && e.msg === 'failover election won', { timeoutMs: 15000, description: 'a replica to win the election' }));
     await t.kill('n1');
     const ev = await won;
     const promoted = ev.node;

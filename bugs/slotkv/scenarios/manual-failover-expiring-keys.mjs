@@ -1,6 +1,7 @@
 // manual-failover-expiring-keys — CLUSTER FAILOVER, three times in a row, while the
 // shard's keys with a time to live are running out.
-import { connect, deadline, keyHashSlot } from './lib/client.mjs';
+import { poll } from '../../lib/scenario-lib.mjs';
+import { connect, keyHashSlot } from './lib/client.mjs';
 
 const TEMPS = 900;
 const FIRST_TTL_MS = 2500;
@@ -39,7 +40,7 @@ export default {
     const perms = inShard('user:', 20);
     const temps = inShard('session:', TEMPS);
     t.check('permanent keys are written', await kv.pipelineSet(perms.map((key) => ({ key, value: `v-${key}` }))));
-    const allExpired = deadline(t, FIRST_TTL_MS + TEMPS * TTL_STEP_MS + 1000);
+    const allExpired = t.deadline(FIRST_TTL_MS + TEMPS * TTL_STEP_MS + 1000);
     t.check('keys with a time to live are written', await kv.pipelineSet(temps.map((key, i) => ({ key, value: 's', px: FIRST_TTL_MS + i * TTL_STEP_MS }))));
     t.check('replicas are in sync', (await kv.waitForReplicas(['n4', 'n5'])) !== null, { infos: await kv.infos() });
 
@@ -56,15 +57,14 @@ export default {
       const gap = votedFor.get(master);
       while (gap && !gap.expired) await t.sleep(100);
       t.check(`${replica} follows ${master} and ${master} knows it`, await followsKnown(t, kv, replica, master, 20000), { infos: await kv.infos() });
-      const won = t.waitFor((e) => e.kind === 'log' && e.node === replica && e.msg === 'failover election won', {
+      const won = t.background(() => t.waitFor((e) => e.kind === 'log' && e.node === replica && e.msg === 'failover election won', {
         timeoutMs: 8000,
         description: `${replica} to complete the manual failover`,
-      });
-      won.catch(() => {});
+      }));
       const r = await kv.send(replica, 'ClusterFailover', {});
       t.check('CLUSTER FAILOVER is accepted', r.ok === true, { replica, reply: r });
       await won;
-      votedFor.set(master, deadline(t, REVOTE_MS));
+      votedFor.set(master, t.deadline(REVOTE_MS));
       t.note('manual failover done', { master: replica, dbsize: (await kv.send(replica, 'DbSize', {})).size ?? null, expiring: !allExpired.expired });
       t.check('the cluster is stable after the failover', await kv.waitForStable(30000), { master: replica });
     }
@@ -81,14 +81,12 @@ export default {
     const followed = await kv.waitForReplicas(['n1', 'n4'], 20000);
     t.check(`n1 and n4 follow ${last}`, followed !== null && followed.n1.master === last && followed.n4.master === last, { infos: await kv.infos() });
     // The active expire cycle reclaims a bounded number of keys per run, and the pauses of three failovers leave it a backlog.
-    const reclaim = deadline(t, 10000);
-    let total;
-    for (;;) {
-      total = 0;
-      for (const n of [last, 'n2', 'n3']) total += (await kv.send(n, 'DbSize', {})).size ?? 0;
-      if (total === perms.length || reclaim.expired) break;
-      await t.sleep(200);
-    }
+    const dbSizes = async () => {
+      let sum = 0;
+      for (const n of [last, 'n2', 'n3']) sum += (await kv.send(n, 'DbSize', {})).size ?? 0;
+      return sum;
+    };
+    const total = (await poll(t, dbSizes, { timeoutMs: 10000, everyMs: 200, done: (sum) => sum === perms.length })).value;
     t.check('expired keys are reclaimed without being read', total === perms.length, { total, expected: perms.length });
   },
 };
@@ -99,13 +97,11 @@ export default {
  * replica is ignored).
  */
 async function followsKnown(t, kv, replica, master, timeoutMs) {
-  const d = deadline(t, timeoutMs);
-  for (;;) {
+  const known = async () => {
     const info = await kv.send(replica, 'Info', {}, 1000);
     const seen = info.ok && info.role === 'replica' && info.master === master && info.replState === 'CONNECTED';
     const state = seen ? await t.state(master).catch(() => null) : null;
-    if (state?.nodes?.some((n) => n.id === replica && n.role === 'replica' && n.master === master)) return true;
-    if (d.expired) return false;
-    await t.sleep(100);
-  }
+    return state?.nodes?.some((n) => n.id === replica && n.role === 'replica' && n.master === master);
+  };
+  return (await poll(t, known, { timeoutMs })).ok;
 }

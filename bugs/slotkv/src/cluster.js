@@ -7,7 +7,7 @@
 import { SLOTS } from './db.js';
 
 export class Cluster {
-  /** @param {any} rt @param {import('./replication.js').Replication} repl @param {{pauseClients(until: number): void, unpauseClients(): void}} server */
+  /** @param {DDBench.NodeRuntime} rt @param {import('./replication.js').Replication} repl @param {{pauseClients(until: number): void, unpauseClients(): void}} server */
   constructor(rt, repl, server) {
     this.rt = rt;
     this.repl = repl;

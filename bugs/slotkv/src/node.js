@@ -3,7 +3,7 @@
 
 import { Server } from './server.js';
 
-/** @param {any} rt the node runtime */
+/** @param {DDBench.NodeRuntime} rt the node runtime */
 export function createNode(rt) {
   const server = new Server(rt);
   return {

@@ -5,7 +5,7 @@
 // master sends nothing for replTimeoutMs considers the link down.
 
 export class Replication {
-  /** @param {any} rt @param {import('./db.js').Db} db */
+  /** @param {DDBench.NodeRuntime} rt @param {import('./db.js').Db} db */
   constructor(rt, db) {
     this.rt = rt;
     this.db = db;

@@ -11,7 +11,7 @@ const CLUSTER_TYPES = new Set(['Ping', 'Pong', 'Fail', 'FailoverAuthRequest', 'F
 const EXPIRE_KEYS_PER_CYCLE = 20;
 
 export class Server {
-  /** @param {any} rt */
+  /** @param {DDBench.NodeRuntime} rt */
   constructor(rt) {
     this.rt = rt;
     this.db = new Db();

@@ -24,8 +24,7 @@ export default {
       }
     };
     const publishers = [publisher(a, 'a'), publisher(b, 'b')];
-    for (let i = 0; i < 3000 && acked.length < 16; i++) await t.sleep(20);
-    t.check('the publishes were acknowledged', acked.length >= 16, { acked: acked.length });
+    await t.until(() => acked.length >= 16, { timeoutMs: 60000, everyMs: 20, description: '16 publishes to be acknowledged' });
 
     // Power loss in the middle of the stream of publishes.
     running = false;

@@ -7,7 +7,7 @@ const LOG = 'raft/msgs.blk';
 const TAV = 'raft/tav.idx';
 
 export class FileStore {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.disk = rt.disk;

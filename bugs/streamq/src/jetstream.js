@@ -10,7 +10,7 @@ import { Raft } from './raft.js';
 import { Stream } from './stream.js';
 
 export class JetStream {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.fs = new FileStore(rt);

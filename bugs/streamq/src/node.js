@@ -3,7 +3,7 @@
 
 import { JetStream } from './jetstream.js';
 
-/** @param {any} rt the node runtime */
+/** @param {DDBench.NodeRuntime} rt the node runtime */
 export function createNode(rt) {
   const js = new JetStream(rt);
   return {

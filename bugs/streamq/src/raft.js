@@ -15,7 +15,7 @@ const maxAppendEntries = 50;
 
 export class Raft {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./filestore.js').FileStore} wal
    * @param {{ applyCommit(entry: any): void, stateChanged(): void }} sm
    */

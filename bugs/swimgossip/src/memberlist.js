@@ -22,7 +22,7 @@ const DEFAULTS = {
 };
 
 export class Memberlist {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.name = rt.id;

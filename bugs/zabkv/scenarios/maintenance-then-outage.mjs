@@ -1,5 +1,5 @@
 // maintenance-then-outage — a follower is down for maintenance while a batch of writes goes on; then the power fails.
-import { brief, connect, converge, deadline } from './lib/client.mjs';
+import { brief, connect, converge } from './lib/client.mjs';
 
 export default {
   name: 'maintenance-then-outage',
@@ -35,11 +35,7 @@ export default {
       batch += 1;
       snapshotZxid = (await t.state(L)).snapshotZxid;
     }
-    const d = deadline(t, 10000);
-    while ((await t.state(A)).snapshotZxid !== snapshotZxid) {
-      t.check('the follower writes the same snapshot', !d.expired, { follower: A, snapshotZxid });
-      await t.sleep(50);
-    }
+    await t.until(async () => (await t.state(A)).snapshotZxid === snapshotZxid, { timeoutMs: 10000, everyMs: 50, description: `the follower ${A} to write the snapshot at ${snapshotZxid}` });
     t.note('leader and follower have written their snapshot', { snapshotZxid, batch });
 
     await Promise.all([t.kill(L), t.kill(A)]);

@@ -3,7 +3,7 @@
 
 import { QuorumPeer } from './quorumpeer.js';
 
-/** @param {any} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
+/** @param {DDBench.NodeRuntime} rt the node runtime: id, nodes, config, send, onMessage, setTimer, now, random, disk, log, exposeState */
 export function createNode(rt) {
   const peer = new QuorumPeer(rt);
   return {

@@ -11,7 +11,7 @@ import { Leader } from './leader.js';
 import { ZKDatabase, hexZxid } from './zkdatabase.js';
 
 export class QuorumPeer {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     const c = rt.config;

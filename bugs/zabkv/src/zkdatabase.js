@@ -97,7 +97,7 @@ function stat(node) {
 
 export class ZKDatabase {
   /**
-   * @param {any} disk the node's disk (rt.disk)
+   * @param {DDBench.Disk} disk the node's disk (rt.disk)
    * @param {{ snapCount: number, log: any }} opts log: the node's logger (rt.log)
    */
   constructor(disk, { snapCount, log }) {

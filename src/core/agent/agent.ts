@@ -54,7 +54,7 @@ export interface AgentCollaborators {
   catalog: Catalog;
 }
 
-const verifyPatch: Verifier = (ws, file, opts) => verifyFix(ws.info.dir, { kind: 'patch', file }, opts);
+const verifyPatch: Verifier = (ws, file, opts) => verifyFix(ws.info.dir, { kind: 'patch', file }, { ...opts, catalog: ws.catalog });
 
 /**
  * Runs the agent on a bug workspace until a submitted patch is verified or a limit is
@@ -93,6 +93,12 @@ class AgentSession {
   private readonly evidence: EvidenceRuns | undefined;
   private readonly price: Price | undefined;
   private readonly signal: AbortSignal;
+  /**
+   * The wall limit, held by the session and fired by a referenced timer the run clears
+   * when it ends: an AbortSignal.timeout inside AbortSignal.any is held only weakly, so
+   * it was garbage-collected and the limit never fired.
+   */
+  private readonly wall = new AbortController();
   private readonly started = Date.now();
   private readonly totals: Totals;
   /** Where verifications and evidence runs put the nodes. */
@@ -114,7 +120,7 @@ class AgentSession {
     this.budget = new EvidenceBudget(settings.evidenceBudgetTokens);
     this.evidence = settings.condition === 'context-augmented' ? new EvidenceRuns(ws.system, ws.bug.manifest.reproducer.scenario, runDir, collaborators.evidence, this.backend) : undefined;
     this.price = priceOf(settings.model, { ...DEFAULT_PRICES, ...settings.prices });
-    this.signal = AbortSignal.any([opts.signal ?? new AbortController().signal, AbortSignal.timeout(settings.limits.maxWallMs)]);
+    this.signal = AbortSignal.any([opts.signal ?? new AbortController().signal, this.wall.signal]);
     this.protocol = settings.protocol === 'text' ? 'text' : 'tools';
     const t: Totals = { steps: 0, attempts: 0, promptTokens: 0, completionTokens: 0, tokens: 0, tokensEstimated: false, costUsd: 0, priced: this.price !== undefined, evidenceTokens: 0, wallMs: 0 };
     this.totals = t;
@@ -124,6 +130,7 @@ class AgentSession {
     const s = this.settings;
     this.trajectory.write({ type: 'start', time: new Date(this.started).toISOString(), bugId: this.ws.bug.id, workspace: this.ws.info.dir, settings: s, tools: this.tools.map((t) => t.name) });
     this.emit({ type: 'started', bugId: this.ws.bug.id, model: s.model, condition: s.condition, trajectory: this.trajectory.file });
+    const wallTimer = setTimeout(() => this.wall.abort(new Error(`the time limit of ${s.limits.maxWallMs} ms was reached`)), s.limits.maxWallMs - (Date.now() - this.started));
     try {
       await this.begin();
       for (;;) {
@@ -140,6 +147,8 @@ class AgentSession {
     } catch (err) {
       if (this.signal.aborted) return this.finish(this.opts.signal?.aborted ? 'stopped' : 'time-limit');
       return this.finish('error', err instanceof Error ? err.message : String(err));
+    } finally {
+      clearTimeout(wallTimer);
     }
   }
 
@@ -245,6 +254,9 @@ class AgentSession {
 
   /** Verifies the working copy's changes on a fresh copy of the bug's code. */
   private async submit(): Promise<ToolOutcome> {
+    // Checked per call: a reply may hold several submits, and each would be verified.
+    const max = this.settings.limits.maxAttempts;
+    if (this.attempts.length >= max) throw new ToolError(`the attempt limit (${max}) is reached; this submission was not verified`);
     // Redacted at its source, so every copy (attempt and patch files, records, the verified tree) is.
     const patch = redact(this.scratch.diff());
     if (!patch.trim()) throw new ToolError('your working copy has no changes to src/ yet; make your fix with propose_edit first');

@@ -24,6 +24,9 @@ export const AGENT_DEFAULTS = {
   /** The panel's first suggestion; the CLI and the bench ask for a model. */
   model: 'gpt-4o',
   timeoutMs: 120_000,
+  /** One reply's wall time and size (content, reasoning and tool calls), however it streams. */
+  maxReplyMs: 10 * 60_000,
+  maxReplyChars: 1_000_000,
   maxRetries: 4,
   protocol: 'auto',
   condition: 'symptom-only',
@@ -60,6 +63,8 @@ export const AgentSettings = z.strictObject({
   model: z.string().min(1),
   temperature: z.number().min(0).max(2).optional(),
   timeoutMs: z.number().int().min(100).default(AGENT_DEFAULTS.timeoutMs),
+  maxReplyMs: z.number().int().min(100).default(AGENT_DEFAULTS.maxReplyMs),
+  maxReplyChars: z.number().int().min(1000).default(AGENT_DEFAULTS.maxReplyChars),
   maxRetries: z.number().int().min(0).max(10).default(AGENT_DEFAULTS.maxRetries),
   protocol: Protocol.default(AGENT_DEFAULTS.protocol),
   condition: Condition.default(AGENT_DEFAULTS.condition),

@@ -15,8 +15,12 @@ export interface EndpointConfig {
   temperature?: number;
   /** A request fails after this long without a byte from the server (also mid-stream). */
   timeoutMs: number;
-  /** Retries of a request that failed with 429, 5xx, a timeout or a network error. */
+  /** Retries of a request that failed with 429, 5xx, a timeout, a network error or a cut-off stream. */
   maxRetries: number;
+  /** A reply fails after this long in all, however steadily it streams (default AGENT_DEFAULTS.maxReplyMs). */
+  maxReplyMs?: number;
+  /** A reply fails past this many characters of content, reasoning and tool calls (default AGENT_DEFAULTS.maxReplyChars). */
+  maxReplyChars?: number;
 }
 
 export interface ToolCall {
@@ -36,7 +40,7 @@ export interface ChatReply {
 }
 
 
-export type LlmErrorKind = 'auth' | 'model' | 'endpoint' | 'unreachable' | 'timeout' | 'rate-limit' | 'quota' | 'server' | 'tools-unsupported' | 'bad-request';
+export type LlmErrorKind = 'auth' | 'model' | 'endpoint' | 'unreachable' | 'timeout' | 'cut-off' | 'too-large' | 'rate-limit' | 'quota' | 'server' | 'tools-unsupported' | 'bad-request';
 
 /** A failed request, said so a user can act on it; `retryable` ones were retried first. */
 export class LlmError extends UserError {
@@ -51,7 +55,7 @@ export class LlmError extends UserError {
   }
 
   get retryable(): boolean {
-    return this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'rate-limit' || this.kind === 'server';
+    return this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'cut-off' || this.kind === 'rate-limit' || this.kind === 'server';
   }
 }
 
@@ -117,17 +121,27 @@ export class ChatClient implements ChatModel {
     onDelta: ((d: StreamDelta) => void) | undefined,
     signal: AbortSignal | undefined,
   ): Promise<ChatReply> {
-    // One controller for the caller's stop and our idle timeout, re-armed by every chunk.
+    // One controller for the caller's stop and our limits: the idle timeout (re-armed by
+    // every chunk), the reply's wall time and its size. The SDK's stream ends quietly
+    // on an abort, so each limit says why it fired and the reply is checked after.
     const controller = new AbortController();
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, this.config.timeoutMs);
+    const url = this.config.baseUrl;
+    const maxReplyMs = this.config.maxReplyMs ?? AGENT_DEFAULTS.maxReplyMs;
+    const maxReplyChars = this.config.maxReplyChars ?? AGENT_DEFAULTS.maxReplyChars;
+    let failure: LlmError | undefined;
+    const fail = (e: LlmError) => {
+      failure ??= e;
+      controller.abort();
     };
+    let idle: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(
+        () => fail(new LlmError('timeout', `no response from ${url} within ${this.config.timeoutMs} ms (the request timeout); a slow local model may need a longer one`)),
+        this.config.timeoutMs,
+      );
+    };
+    const wall = setTimeout(() => fail(new LlmError('timeout', `the reply from ${url} was still streaming after ${maxReplyMs} ms (the reply time limit)`)), maxReplyMs);
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     arm();
@@ -145,6 +159,11 @@ export class ChatClient implements ChatModel {
       );
       const reply: ChatReply = { content: '', reasoning: '', toolCalls: [], finishReason: null, usage: undefined };
       const calls = new Map<number, ToolCall>();
+      let size = 0;
+      const grow = (text: string) => {
+        size += text.length;
+        if (size > maxReplyChars) fail(new LlmError('too-large', `the reply from ${url} passed ${maxReplyChars} characters (the reply size limit) and was cut off`));
+      };
       for await (const chunk of stream) {
         arm();
         if (chunk.usage) {
@@ -157,12 +176,14 @@ export class ChatClient implements ChatModel {
         for (const choice of chunk.choices) {
           const d = choice.delta;
           if (d.content) {
+            grow(d.content);
             reply.content += d.content;
             onDelta?.({ kind: 'text', text: d.content });
           }
           const r = ReasoningDelta.safeParse(d);
           const thinking = r.success ? (r.data.reasoning_content ?? r.data.reasoning) : undefined;
           if (thinking) {
+            grow(thinking);
             reply.reasoning += thinking;
             onDelta?.({ kind: 'reasoning', text: thinking });
           }
@@ -175,21 +196,31 @@ export class ChatClient implements ChatModel {
               calls.set(index, call);
             }
             if (tc.function?.name) {
+              grow(tc.function.name);
               call.name += tc.function.name;
               onDelta?.({ kind: 'tool', name: call.name });
             }
-            if (tc.function?.arguments) call.arguments += tc.function.arguments;
+            if (tc.function?.arguments) {
+              grow(tc.function.arguments);
+              call.arguments += tc.function.arguments;
+            }
           }
           if (choice.finish_reason) reply.finishReason = choice.finish_reason;
         }
+        if (failure) break;
       }
+      if (failure) throw failure;
+      signal?.throwIfAborted();
+      // A stream that ends without a finish reason was cut off (the connection closed, a
+      // proxy gave up): its text and any tool call in it may be half of what was meant.
+      if (reply.finishReason === null) throw new LlmError('cut-off', `the reply from ${url} ended before the model finished it (no finish_reason; the connection closed early)`);
       reply.toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
       return reply;
     } catch (err) {
-      if (timedOut) throw new LlmError('timeout', `no response from ${this.config.baseUrl} within ${this.config.timeoutMs} ms (the request timeout); a slow local model may need a longer one`);
-      throw err;
+      throw failure ?? err;
     } finally {
-      clearTimeout(timer);
+      clearTimeout(idle);
+      clearTimeout(wall);
       signal?.removeEventListener('abort', onAbort);
     }
   }

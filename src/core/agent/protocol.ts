@@ -59,17 +59,52 @@ export function actionFromToolCall(call: ToolCall, tools: readonly Tool[]): Acti
   return check(tool, value, call.id, call.arguments);
 }
 
-const FENCE = /^```([A-Za-z_]+)[ \t]*\n([\s\S]*?)^```[ \t]*$/gm;
+/** A fenced block of a reply: ```name on its own line, the body, then ``` on its own line. */
+interface Fenced {
+  name: string;
+  body: string;
+}
+
+const OPENING = /^```([A-Za-z_]+)[ \t]*$/;
+const CLOSING = /^```[ \t]*\r?$/;
+
+/**
+ * The reply's fenced blocks, in one pass over its lines: a reply is the model's (or a
+ * hostile endpoint's) text, so no step may rescan it (a lazy fence regex did, and a
+ * 1.3 MB reply of unclosed fences blocked the event loop for minutes). Each line is
+ * tested once against anchored patterns without nested repetition.
+ */
+function fencedBlocks(text: string): Fenced[] {
+  const blocks: Fenced[] = [];
+  let open: { name: string; bodyStart: number } | undefined;
+  for (let start = 0; start <= text.length; ) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    if (text.startsWith('```', start)) {
+      const line = text.slice(start, end);
+      if (open && CLOSING.test(line)) {
+        blocks.push({ name: open.name, body: text.slice(open.bodyStart, start) });
+        open = undefined;
+      } else if (!open && nl >= 0) {
+        const name = OPENING.exec(line)?.[1];
+        if (name) open = { name, bodyStart: nl + 1 };
+      }
+    }
+    if (nl < 0) break;
+    start = nl + 1;
+  }
+  return blocks;
+}
 
 /**
  * The action of a text-protocol reply: the one fenced block named after a tool.
  * Undefined when the reply has none (other code blocks do not count).
  */
 export function actionFromText(content: string, tools: readonly Tool[], id: string): Action | BadCall | undefined {
-  const blocks = [...content.matchAll(FENCE)].filter((m) => tools.some((t) => t.name === m[1]));
+  const blocks = fencedBlocks(content).filter((b) => tools.some((t) => t.name === b.name));
   if (blocks.length === 0) return undefined;
-  const [, name = '', body = ''] = blocks[0]!;
-  if (blocks.length > 1) return { id, name, raw: body, error: `a reply may hold one action, and this one holds ${blocks.length} (${blocks.map((b) => b[1]).join(', ')}); send them one at a time` };
+  const { name, body } = blocks[0]!;
+  if (blocks.length > 1) return { id, name, raw: body, error: `a reply may hold one action, and this one holds ${blocks.length} (${blocks.map((b) => b.name).join(', ')}); send them one at a time` };
   const tool = tools.find((t) => t.name === name)!;
   if (tool.textForm) return check(tool, tool.textForm.parse(body), id, body);
   let value: unknown;

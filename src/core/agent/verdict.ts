@@ -2,6 +2,7 @@ import { formatEvent, trialEvidence } from '../repro/evidence';
 import type { TrialsResult } from '../repro/trials';
 import type { VerifyResult } from '../verify/verify';
 import type { Attempt } from './events';
+import { trialName } from '../verify/format';
 
 /** One attempt's record from the verification result. */
 export function attemptOf(n: number, r: VerifyResult, files: Attempt['files'], ms: number): Attempt {
@@ -48,7 +49,7 @@ export async function verdictText(a: Attempt, r: VerifyResult | undefined, attem
   const failing = [r, ...r.regression].flatMap((g) => g.trials).find((t) => t.verdict !== 'pass');
   if (withEvidence && failing) {
     const ev = await trialEvidence(failing, 10);
-    lines.push(`Key events of ${failing.scenario} trial #${failing.index}:`, ...ev.events.map((e) => `  ${formatEvent(e).trim()}`));
+    lines.push(`Key events of ${failing.scenario} ${trialName(failing)}:`, ...ev.events.map((e) => `  ${formatEvent(e).trim()}`));
   }
   lines.push(left(attemptsLeft));
   return lines.join('\n');
@@ -56,7 +57,7 @@ export async function verdictText(a: Attempt, r: VerifyResult | undefined, attem
 
 function checkLines(label: string, g: TrialsResult): string[] {
   const out = [`${label} ${g.scenario}: ${g.passed}/${g.trials.length} trials passed`];
-  for (const t of g.trials) if (t.verdict !== 'pass') out.push(`  trial #${t.index} (seed ${t.seed}): ${t.verdict.toUpperCase()}${t.reason ? ` — ${t.reason}` : ''}`);
+  for (const t of g.trials) if (t.verdict !== 'pass') out.push(`  ${trialName(t)}: ${t.verdict.toUpperCase()}${t.reason ? ` — ${t.reason}` : ''}`);
   return out;
 }
 

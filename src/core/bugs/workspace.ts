@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors';
-import { DDBENCH_DIR } from '../paths';
+import { DDBENCH_DIR, packageRoot } from '../paths';
 import { copyTree } from '../patch/tree';
 import { applyUnifiedDiff, reverseUnifiedDiff } from '../patch/unified';
 import { findBug, findSystem, loadCatalog, type BugEntry, type Catalog, type SystemEntry } from './catalog';
@@ -11,6 +11,17 @@ import { readManifest } from './manifest';
 
 /** What a workspace holds of its bug set: the source and the docs a user of the system would have. */
 const SYSTEM_PARTS = ['src', 'README.md'];
+
+/**
+ * The node runtime's type declaration, so the editor completes `rt.` in the system's
+ * code. It is the package's (the runtime is), whichever bug set is in use.
+ */
+const RUNTIME_TYPES = path.join('types', 'ddbench-runtime.d.ts');
+/** Points the editor at the system's code and the runtime types; checks nothing unless a file has `// @ts-check`. */
+const JSCONFIG = {
+  compilerOptions: { allowJs: true, checkJs: false, module: 'ESNext', moduleResolution: 'Bundler', target: 'ES2022', lib: ['ES2022'], types: [] },
+  include: ['src', 'types'],
+};
 
 const WorkspaceFile = z.strictObject({
   version: z.literal(1),
@@ -30,8 +41,9 @@ export function workspaceFile(dir: string): string {
 }
 
 /**
- * Materialises a bug workspace: the system's source with bug.patch applied, ISSUE.md and
- * `.ddbench/`. Nothing of the fix, the reproducer or other bugs is copied.
+ * Materialises a bug workspace: the system's source with bug.patch applied, ISSUE.md,
+ * the runtime's types with a jsconfig.json, and `.ddbench/`. Nothing of the fix, the
+ * reproducer or other bugs is copied.
  */
 export async function openWorkspace(catalog: Catalog, bugId: string, destDir: string): Promise<string> {
   const bug = findBug(catalog, bugId);
@@ -42,11 +54,18 @@ export async function openWorkspace(catalog: Catalog, bugId: string, destDir: st
   }
   materialiseBuggySource(system, bug, dest);
   fs.copyFileSync(path.join(bug.dir, 'ISSUE.md'), path.join(dest, 'ISSUE.md'));
+  writeEditorSupport(dest);
   fs.mkdirSync(path.join(dest, DDBENCH_DIR, 'runs'), { recursive: true });
   fs.mkdirSync(path.join(dest, DDBENCH_DIR, 'records'), { recursive: true });
   const info: z.infer<typeof WorkspaceFile> = { version: 1, bugId: bug.id, system: system.id, createdAt: new Date().toISOString() };
   fs.writeFileSync(workspaceFile(dest), JSON.stringify(info, null, 2) + '\n');
   return dest;
+}
+
+function writeEditorSupport(dest: string): void {
+  fs.mkdirSync(path.join(dest, path.dirname(RUNTIME_TYPES)), { recursive: true });
+  fs.copyFileSync(path.join(packageRoot(), 'bugs', RUNTIME_TYPES), path.join(dest, RUNTIME_TYPES));
+  fs.writeFileSync(path.join(dest, 'jsconfig.json'), JSON.stringify(JSCONFIG, null, 2) + '\n');
 }
 
 /** Writes the system's parts with the bug applied into `dest` (also used to rebuild a pristine buggy copy). */

@@ -22,7 +22,8 @@ export const Span = z.object({
 });
 
 /**
- * The one event shape of the design. `ts` is microseconds since the run started;
+ * The one event shape of every timeline source (runtime logs, router records, imported
+ * logs and traces). `ts` is microseconds since the run started;
  * `node` is a node id, a client name, or `router` / `harness`.
  */
 export const Event = z.object({

@@ -1,4 +1,5 @@
 import type { EventKind, Level } from './event';
+import { substringPattern, type Pattern } from './pattern';
 import { KINDS, kindCode, levelCode, type EventStore } from './store';
 
 export interface EventQuery {
@@ -12,9 +13,9 @@ export interface EventQuery {
   to?: number;
   /**
    * Matched against the message and the JSON text of the fields. A string matches
-   * as a case-insensitive substring; a RegExp as given.
+   * as a case-insensitive substring; a Pattern (a user's regex, linear-time) as given.
    */
-  text?: string | RegExp;
+  text?: string | Pattern;
   msgId?: string;
   traceId?: string;
   /** At most this many results (the earliest). */
@@ -79,8 +80,8 @@ export function compileFilter(store: EventStore, q: Filter): ((i: number) => boo
  * the columns: the event's JSON text is tested first (the fields' JSON is part of
  * it), and only on a hit is the event decoded to test its fields alone.
  */
-function textMatcher(store: EventStore, text: string | RegExp): (i: number) => boolean {
-  const re = typeof text === 'string' ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') : new RegExp(text.source, text.flags.replace(/[gy]/g, ''));
+function textMatcher(store: EventStore, text: string | Pattern): (i: number) => boolean {
+  const re = typeof text === 'string' ? substringPattern(text) : text;
   // Anchors would match differently inside the whole text than inside the fields' text.
   const prefilter = !/[\^$]/.test(re.source);
   const msgResult = new Int8Array(store.texts.length);

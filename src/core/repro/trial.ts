@@ -51,7 +51,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     }, backendFor(spec.system, spec.backend));
     await cluster.start();
     ctx = clusterContext(cluster, spec.seed, m.nodes);
-    await withTimeout(scenario.run(ctx), scenario.timeoutMs, spec.signal);
+    await withTimeout(ctx.supervise(scenario.run(ctx)), scenario.timeoutMs, spec.signal);
     cluster.emit({ node: 'harness', kind: 'check', level: 'info', msg: 'trial passed', fields: { ok: true } });
     result = { ...base, verdict: 'pass', durationMs: Date.now() - started };
   } catch (err) {

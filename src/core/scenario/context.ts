@@ -1,7 +1,7 @@
 import type { Cluster } from '../cluster/types';
 import type { Event } from '../events/event';
 import { seededRandom } from '../../runtime/random';
-import { InvariantViolation, type ScenarioContext } from './scenario';
+import { InvariantViolation, type Deadline, type ScenarioContext, type Truthy } from './scenario';
 
 /** A `waitFor` that ran out of time: the system did not make the progress the scenario expects. */
 export class ProgressTimeout extends Error {
@@ -23,8 +23,16 @@ export const realClock: ScenarioClock = {
   },
 };
 
+/** What the trial runner holds beyond the scenario's context. */
+export interface TrialContext extends ScenarioContext {
+  /** The scenario's run, rejecting as soon as a `background` task fails. */
+  supervise(work: Promise<void>): Promise<void>;
+  /** Ends the trial: every pending wait is dropped and later ones never end. */
+  dispose(): void;
+}
+
 /** ScenarioContext over a started cluster; the same for live and simulated runs but for the clock. */
-export function clusterContext(cluster: Cluster, seed: number, nodes: readonly string[], clock: ScenarioClock = realClock): ScenarioContext & { dispose(): void } {
+export function clusterContext(cluster: Cluster, seed: number, nodes: readonly string[], clock: ScenarioClock = realClock): TrialContext {
   const random = seededRandom(seed, 'scenario');
   const timers = new Set<{ cancel(): void }>();
   const unsubscribers = new Set<() => void>();
@@ -45,6 +53,42 @@ export function clusterContext(cluster: Cluster, seed: number, nodes: readonly s
     });
   const harness = (kind: Event['kind'], msg: string, fields?: Record<string, unknown>, level?: Event['level']) =>
     cluster.emit({ node: 'harness', kind, msg, ...(level ? { level } : {}), ...(fields ? { fields } : {}) });
+  const progressTimeout = (description: string, timeoutMs: number) => {
+    harness('check', `progress: ${description}`, { ok: false, timeoutMs }, 'error');
+    return new ProgressTimeout(description, timeoutMs);
+  };
+  // It expires as a sleep resolves, as the scenarios' own deadlines did, so their simulated schedules stay the same.
+  const deadline = (ms: number): Deadline => {
+    const d = { expired: false };
+    void sleep(ms).then(() => {
+      d.expired = true;
+    });
+    return d;
+  };
+  async function until<T>(cond: () => T | Promise<T>, { timeoutMs, everyMs = 100, description }: { timeoutMs: number; everyMs?: number; description: string }): Promise<Truthy<Awaited<T>>> {
+    const d = deadline(timeoutMs);
+    for (;;) {
+      const value = await cond();
+      if (value) return value as Truthy<Awaited<T>>;
+      if (d.expired) throw progressTimeout(description, timeoutMs);
+      await sleep(everyMs);
+    }
+  }
+  let backgroundFailed: (err: unknown) => void = () => {};
+  const backgroundFailure = new Promise<never>((_, reject) => (backgroundFailed = reject));
+  backgroundFailure.catch(() => {});
+  function background<T>(fn: () => Promise<T>): Promise<T> {
+    let work: Promise<T>;
+    try {
+      work = fn();
+    } catch (err) {
+      work = Promise.reject(err);
+    }
+    work.catch((err: unknown) => {
+      if (!over) backgroundFailed(err);
+    });
+    return work;
+  }
 
   return {
     seed,
@@ -65,8 +109,7 @@ export function clusterContext(cluster: Cluster, seed: number, nodes: readonly s
         });
         const timer = clock.setTimer(timeoutMs, () => {
           finish();
-          harness('check', `progress: ${description}`, { ok: false, timeoutMs }, 'error');
-          reject(new ProgressTimeout(description, timeoutMs));
+          reject(progressTimeout(description, timeoutMs));
         });
         timers.add(timer);
         unsubscribers.add(unsubscribe);
@@ -78,6 +121,10 @@ export function clusterContext(cluster: Cluster, seed: number, nodes: readonly s
         }
       });
     },
+    deadline,
+    until,
+    background,
+    supervise: (work) => Promise.race([work, backgroundFailure]),
     events: () => cluster.events(),
     nodeInfo: () => cluster.nodes(),
     state: (node) => cluster.state(node),

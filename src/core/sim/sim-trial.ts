@@ -81,7 +81,7 @@ export async function runSimTrial(target: SimTarget, spec: SimRunSpec): Promise<
   try {
     await cluster.start();
     ctx = clusterContext(cluster, spec.seed, target.nodes, cluster.clock);
-    const run = await cluster.drive(scenario.run(ctx), scenario.timeoutMs);
+    const run = await cluster.drive(ctx.supervise(scenario.run(ctx)), scenario.timeoutMs);
     outcome = judge(run, scenario.timeoutMs, cluster.options.maxSteps);
   } catch (err) {
     outcome = classify(err);

@@ -5,6 +5,7 @@
  */
 import { causality } from '../events/causality';
 import type { Event } from '../events/event';
+import { compilePattern, type Pattern } from '../events/pattern';
 import { compileFilter } from '../events/query';
 import { kindCode, type EventStore } from '../events/store';
 import { causalAxis, timeAxis, type Axis as AxisData } from './axis';
@@ -176,11 +177,11 @@ class Run {
 
 const FAULT = kindCode('fault');
 
-function regex(source: string): RegExp {
+function regex(source: string): Pattern {
   try {
-    return new RegExp(source, 'i');
+    return compilePattern(source, 'i');
   } catch (err) {
-    throw new RequestError(`not a valid regular expression: ${(err as Error).message}`);
+    throw new RequestError((err as Error).message);
   }
 }
 
@@ -388,7 +389,7 @@ export class TimelineModel {
   /** The next (or previous) match after the current position, over both runs, wrapping at the ends. */
   private search(req: SearchRequest): SearchResult {
     const { rowOfNode } = this.rows(req.filter);
-    let matcher: string | RegExp = req.query;
+    let matcher: string | Pattern = req.query;
     try {
       if (req.regex) matcher = regex(req.query);
     } catch (err) {

@@ -9,7 +9,7 @@ import { snapshotSource } from '../sim/target';
 /**
  * How many seeds verification runs. A fix that survives N seeds of a bug that fails
  * a fraction p of them leaves (1 - p)^N chance that it fixed nothing; N >= ln(α) / ln(1 - p)
- * bounds that by α (see the design, "Two ways to run a system").
+ * bounds that by α (docs/simulation.md, "How many seeds a fix needs").
  */
 export const SIM_ALPHA = 0.05;
 /** Seeds for a reproducer run, and the least any verification runs: enough to see a rare failure now and then. */

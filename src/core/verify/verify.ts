@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { BugEntry, SystemEntry } from '../bugs/catalog';
+import type { BugEntry, Catalog, SystemEntry } from '../bugs/catalog';
 import { newRunId, runsDir } from '../bugs/runs';
 import { materialiseBuggySource, referenceFix, resolveWorkspace } from '../bugs/workspace';
 import { UserError } from '../errors';
@@ -28,14 +28,16 @@ export type CheckOptions = Partial<TrialsOptions> &
     regressionTrials?: number;
     /** Stop at the first failing check (reproducer, then each regression check, then simulation): the verdict is known, the rest is skipped. */
     failFast?: boolean;
+    /** The bug set the workspace's bug comes from (default: the configured one). */
+    catalog?: Catalog;
   };
 
 /** What a fix may change: the system's source. */
 export const SOURCE_ROOTS = ['src'];
 
 /** The workspace's changes to the bug's original code, as a unified diff. */
-export async function workspaceDiff(dir: string): Promise<string> {
-  const ws = await resolveWorkspace(dir);
+export async function workspaceDiff(dir: string, catalog?: Catalog): Promise<string> {
+  const ws = await resolveWorkspace(dir, catalog);
   return withScratch((base) => {
     materialiseBuggySource(ws.system, ws.bug, base);
     return diffTrees(base, ws.info.dir, SOURCE_ROOTS, ['node_modules']);
@@ -47,13 +49,13 @@ export async function workspaceDiff(dir: string): Promise<string> {
  * then runs the reproducer and the bug's regression checks on it.
  */
 export async function verifyFix(dir: string, source: FixSource, opts: CheckOptions = {}): Promise<VerifyResult> {
-  const ws = await resolveWorkspace(dir);
+  const ws = await resolveWorkspace(dir, opts.catalog);
   const diff =
     source.kind === 'reference'
       ? referenceFix(ws.bug)
       : source.kind === 'patch'
         ? readPatchFile(source.file)
-        : await workspaceDiff(dir);
+        : await workspaceDiff(dir, opts.catalog);
   if (!diff.trim()) throw new UserError(`${ws.info.dir}: the workspace has no changes to the bug's code; edit src/ or pass --patch FILE`);
   const runDir = path.join(runsDir(ws.info.dir), `verify-${newRunId()}`);
   return withScratch(async (scratch) => {

@@ -1,47 +1,22 @@
-// Client helpers shared by the BlockFS scenarios: a DFSClient that writes files
-// through DataNode pipelines and reads them back, and cluster-wide checks that
-// compare the NameNode's block map with what the DataNodes really store.
-
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
+// BlockFS over the shared scenario library: a DFSClient that writes files through
+// DataNode pipelines and reads them back, and cluster-wide checks that compare the
+// NameNode's block map with what the DataNodes really store.
+import { ScenarioClient, connectWith, poll, retry, running } from '../../../lib/scenario-lib.mjs';
 
 const RETRY = new Set(['timeout', 'down', 'not yet replicated', 'no datanodes']);
 
-export class DfsClient {
+export class DfsClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
-  }
-
-  running() {
-    return new Set(this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
-  }
-
-  async send(node, type, body, timeoutMs = 1000) {
-    if (!this.running().has(node)) return { ok: false, error: 'down' };
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
+    super(t, client, { timeoutMs: 1000, skipDown: true });
   }
 
   /** Retries a NameNode call until it succeeds or timeoutMs passes. */
-  async nn(type, body, timeoutMs = 15000) {
-    const d = deadline(this.t, timeoutMs);
-    let last;
-    do {
-      last = await this.send('nn', type, body, 3000);
-      if (last.ok || !RETRY.has(last.error)) return last;
-      await this.t.sleep(100);
-    } while (!d.expired);
-    return last;
+  nn(type, body, timeoutMs = 15000) {
+    const attempt = async () => {
+      const r = await this.send('nn', type, body, 3000);
+      return r.ok || !RETRY.has(r.error) ? { done: r } : { again: r };
+    };
+    return retry(this.t, attempt, { timeoutMs, everyMs: 100 });
   }
 
   /** Creates `path` and writes one block per element of `chunks` through a pipeline. */
@@ -115,21 +90,13 @@ export class DfsClient {
   }
 }
 
-export async function connect(t, name) {
-  return new DfsClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(DfsClient, t, name);
 
 const DATANODES = ['dn1', 'dn2', 'dn3', 'dn4'];
 
 /** Waits until the NameNode counts `n` live DataNodes. */
 export async function waitForDatanodes(t, dfs, n = 4, timeoutMs = 30000) {
-  const d = deadline(t, timeoutMs);
-  for (;;) {
-    const f = await dfs.send('nn', 'Fsck', {});
-    if (f.ok && f.liveNodes.length >= n) return true;
-    if (d.expired) return false;
-    await t.sleep(100);
-  }
+  return (await poll(t, () => dfs.send('nn', 'Fsck', {}), { timeoutMs, done: (f) => f.ok && f.liveNodes.length >= n })).ok;
 }
 
 /**
@@ -139,9 +106,8 @@ export async function waitForDatanodes(t, dfs, n = 4, timeoutMs = 30000) {
  */
 export async function census(t) {
   const nn = await t.state('nn').catch(() => null);
-  const running = new Set(t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
   const replicas = {};
-  for (const dn of DATANODES.filter((d) => running.has(d))) {
+  for (const dn of running(t, DATANODES)) {
     const s = await t.state(dn).catch(() => null);
     for (const [id, gs] of Object.entries(s?.replicas ?? {})) (replicas[id] ??= []).push({ dn, gs });
   }
@@ -159,10 +125,5 @@ export async function census(t) {
 
 /** Polls the census until `pred(blocks)` holds or timeoutMs passes; returns the last census. */
 export async function waitForCensus(t, pred, timeoutMs = 15000) {
-  const d = deadline(t, timeoutMs);
-  for (;;) {
-    const blocks = await census(t);
-    if (pred(blocks) || d.expired) return blocks;
-    await t.sleep(200);
-  }
+  return (await poll(t, () => census(t), { timeoutMs, everyMs: 200, done: pred })).value;
 }

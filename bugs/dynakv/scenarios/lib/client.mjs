@@ -1,28 +1,10 @@
-// Client helpers shared by the DynaKV scenarios: requests to a chosen
-// coordinator, and waiting for every node's view of the ring and of liveness.
+// DynaKV over the shared scenario library: requests to a chosen coordinator, and
+// waiting for every node's view of the ring and of liveness.
+import { ScenarioClient, connectWith, pick, poll } from '../../../lib/scenario-lib.mjs';
 
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
-
-export class DkvClient {
+export class DkvClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
-  }
-
-  /** A raw request to one node; a timeout becomes { ok: false, error: 'timeout' }. */
-  async send(node, type, body, timeoutMs = 3000) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'client timeout', detail: String(e?.message ?? e) };
-    }
+    super(t, client, { timeoutMs: 3000, timeoutError: 'client timeout' });
   }
 
   put(node, key, value, cl = 'QUORUM') {
@@ -42,26 +24,14 @@ export class DkvClient {
    * as the ring). Returns the last statuses and whether the wait succeeded.
    */
   async waitViews(nodes, { live, ring, timeoutMs = 10000 }) {
-    const d = deadline(this.t, timeoutMs);
     const want = [...live].sort().join(',');
     const wantRing = ring ? [...ring].sort().join(',') : null;
-    let statuses = [];
-    for (;;) {
-      statuses = await Promise.all(nodes.map((n) => this.status(n)));
-      const ok = statuses.every((s) => s.ok && s.live.join(',') === want && (wantRing === null || s.ring.join(',') === wantRing));
-      if (ok) return { ok: true, statuses };
-      if (d.expired) return { ok: false, statuses };
-      await this.t.sleep(100);
-    }
+    const agree = (statuses) => statuses.every((s) => s.ok && s.live.join(',') === want && (wantRing === null || s.ring.join(',') === wantRing));
+    const r = await poll(this.t, () => Promise.all(nodes.map((n) => this.status(n))), { timeoutMs, done: agree });
+    return { ok: r.ok, statuses: r.value };
   }
 }
 
-export async function connect(t, name) {
-  return new DkvClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(DkvClient, t, name);
 
-export function brief(s) {
-  if (!s) return null;
-  const { id, generation, ring, live, unreachable, hints, keyCount, dataHash } = s;
-  return { id, generation, ring, live, unreachable, hints, keyCount, dataHash };
-}
+export const brief = (s) => pick(s, ['id', 'generation', 'ring', 'live', 'unreachable', 'hints', 'keyCount', 'dataHash']);

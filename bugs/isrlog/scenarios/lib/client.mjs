@@ -1,31 +1,14 @@
-// Client helpers shared by the IsrLog scenarios: metadata from the controller,
-// an acks=all producer that follows leader changes, a consumer reading up to
-// the high watermark, and checks that the replicas' logs agree.
-
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
+// IsrLog over the shared scenario library: metadata from the controller, an acks=all
+// producer that follows leader changes, a consumer reading up to the high watermark,
+// and checks that the replicas' logs agree.
+import { ScenarioClient, connectWith, pick, poll, retry, states } from '../../../lib/scenario-lib.mjs';
 
 export const CONTROLLER = 'controller';
 
-export class LogClient {
+export class LogClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
+    super(t, client, { timeoutMs: 4000 });
     this.leader = null;
-  }
-
-  async send(node, type, body, timeoutMs = 4000) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
   }
 
   brokers() {
@@ -33,8 +16,7 @@ export class LogClient {
   }
 
   running(nodes = this.brokers()) {
-    const live = new Set(this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
-    return nodes.filter((n) => live.has(n));
+    return super.running(nodes);
   }
 
   metadata() {
@@ -43,52 +25,39 @@ export class LogClient {
 
   /** The leader per the controller, once that broker also says it leads; null on timeout. */
   async findLeader(timeoutMs = 15000, among = this.brokers()) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
+    const confirmed = async () => {
       const m = await this.metadata();
-      if (m.ok && m.leader && among.includes(m.leader)) {
-        const s = await this.send(m.leader, 'Status', {}, 1000);
-        if (s.ok && s.role === 'leader' && s.leaderEpoch === m.leaderEpoch) {
-          this.leader = m.leader;
-          return { ...m, status: s };
-        }
-      }
-      if (d.expired) return null;
-      await this.t.sleep(50);
-    }
+      if (!m.ok || !m.leader || !among.includes(m.leader)) return null;
+      const s = await this.send(m.leader, 'Status', {}, 1000);
+      return s.ok && s.role === 'leader' && s.leaderEpoch === m.leaderEpoch ? { ...m, status: s } : null;
+    };
+    const r = await poll(this.t, confirmed, { timeoutMs, everyMs: 50 });
+    if (!r.ok) return null;
+    this.leader = r.value.leader;
+    return r.value;
   }
 
   /** Waits until the controller's ISR is exactly `isr` (any order). */
   async waitIsr(isr, timeoutMs = 15000) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
-      const m = await this.metadata();
-      if (m.ok && m.leader && m.isr.length === isr.length && isr.every((r) => m.isr.includes(r))) return m;
-      if (d.expired) return null;
-      await this.t.sleep(50);
-    }
+    const exactly = (m) => m.ok && m.leader && m.isr.length === isr.length && isr.every((r) => m.isr.includes(r));
+    const r = await poll(this.t, () => this.metadata(), { timeoutMs, everyMs: 50, done: exactly });
+    return r.ok ? r.value : null;
   }
 
   /** acks=all produce, retried on leader changes until timeoutMs. */
-  async produce(key, value, { timeoutMs = 8000, tryMs = 2000 } = {}) {
-    const d = deadline(this.t, timeoutMs);
-    let last = { ok: false, error: 'no leader' };
-    while (!d.expired) {
+  produce(key, value, { timeoutMs = 8000, tryMs = 2000 } = {}) {
+    const attempt = async () => {
       if (!this.leader) {
         const m = await this.metadata();
         this.leader = m.ok ? m.leader : null;
-        if (!this.leader) {
-          await this.t.sleep(50);
-          continue;
-        }
+        if (!this.leader) return { waitMs: 50 };
       }
       const r = await this.send(this.leader, 'Produce', { key, value }, tryMs);
-      if (r.ok) return r;
-      last = r;
+      if (r.ok) return { done: r };
       this.leader = null;
-      await this.t.sleep(50);
-    }
-    return last;
+      return { again: r };
+    };
+    return retry(this.t, attempt, { timeoutMs, none: { ok: false, error: 'no leader' } });
   }
 
   /** Every record up to the high watermark, read from the leader. */
@@ -103,27 +72,17 @@ export class LogClient {
   }
 }
 
-export async function connect(t, name) {
-  return new LogClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(LogClient, t, name);
 
 /** Waits until every running broker has the same log end offset and digest as the leader, with the high watermark at the end. */
 export async function converge(t, lc, timeoutMs = 15000) {
-  const d = deadline(t, timeoutMs);
-  let states = [];
-  for (;;) {
-    const live = lc.running();
-    states = (await Promise.all(live.map((n) => t.state(n).catch(() => null)))).filter(Boolean);
-    const leader = states.find((s) => s.role === 'leader');
-    if (
-      leader &&
-      states.length === live.length &&
-      states.every((s) => s.logEndOffset === leader.logEndOffset && s.highWatermark === leader.logEndOffset && s.digest === leader.digest)
-    )
-      return states;
-    if (d.expired) return states;
-    await t.sleep(100);
-  }
+  let live = [];
+  const probe = async () => (await states(t, (live = lc.running()))).filter(Boolean);
+  const settled = (ss) => {
+    const leader = ss.find((s) => s.role === 'leader');
+    return leader && ss.length === live.length && ss.every((s) => s.logEndOffset === leader.logEndOffset && s.highWatermark === leader.logEndOffset && s.digest === leader.digest);
+  };
+  return (await poll(t, probe, { timeoutMs, done: settled })).value;
 }
 
 /** Offsets at which two replicas' logs disagree (the first few). */
@@ -138,8 +97,4 @@ export function divergence(a, b) {
   return out;
 }
 
-export function brief(s) {
-  if (!s) return null;
-  const { id, role, leader, leaderEpoch, isr, logEndOffset, highWatermark, epochs, digest } = s;
-  return { id, role, leader, leaderEpoch, isr, logEndOffset, highWatermark, epochs, digest };
-}
+export const brief = (s) => pick(s, ['id', 'role', 'leader', 'leaderEpoch', 'isr', 'logEndOffset', 'highWatermark', 'epochs', 'digest']);

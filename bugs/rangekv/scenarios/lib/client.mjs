@@ -1,6 +1,7 @@
-// Client helpers for the RangeKV scenarios: a range cache filled from Status,
-// requests routed to a range's leaseholder (following NotLeaseHolderError),
-// and a transaction runner that retries on TransactionRetryError.
+// RangeKV over the shared scenario library: a range cache filled from Status, requests
+// routed to a range's leaseholder (following NotLeaseHolderError), and a transaction
+// runner that retries on TransactionRetryError.
+import { ScenarioClient, connectWith, poll, retry, running, states } from '../../../lib/scenario-lib.mjs';
 
 /** The ranges, as the stores define them. */
 export const RANGES = [
@@ -11,69 +12,35 @@ export const rangeOf = (key) => RANGES.find((r) => r.start <= key && key < r.end
 
 const RETRYABLE = new Set(['NotLeaseHolderError', 'timeout']);
 
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
-
-export class KvClient {
+export class KvClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
+    super(t, client, { timeoutMs: 1500 });
     /** @type {Map<number, string>} the leaseholder this client believes each range has */
     this.leaseholders = new Map();
   }
 
-  async send(node, type, body, timeoutMs = 1500) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
-  }
-
-  running() {
-    return this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id);
-  }
-
   /** The store whose replica of rangeId holds a valid lease, or null if none shows up in time. */
   async findLeaseholder(rangeId, timeoutMs = 45000, among = this.t.nodes) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
-      const live = new Set(this.running());
-      const all = await Promise.all(among.filter((n) => live.has(n)).map((n) => this.send(n, 'Status', {}, 800)));
-      const holders = all.filter((s) => s.ok && s.ranges.find((r) => r.rangeId === rangeId)?.leaseValid);
-      if (holders.length > 0) {
-        const best = holders.sort((a, b) => b.ranges[rangeId - 1].term - a.ranges[rangeId - 1].term)[0];
-        this.leaseholders.set(rangeId, best.id);
-        return best.id;
-      }
-      if (d.expired) return null;
-      await this.t.sleep(100);
-    }
+    const termOf = (s) => s.ranges[rangeId - 1].term;
+    const holderIn = (all) => all.filter((s) => s.ok && s.ranges.find((r) => r.rangeId === rangeId)?.leaseValid).sort((a, b) => termOf(b) - termOf(a))[0];
+    const r = await poll(this.t, async () => holderIn(await this.statusAll(among, { timeoutMs: 800 })), { timeoutMs });
+    if (!r.ok) return null;
+    this.leaseholders.set(rangeId, r.value.id);
+    return r.value.id;
   }
 
   /** Sends a request for rangeId to its leaseholder, following redirects until timeoutMs. */
-  async toRange(rangeId, type, body, { timeoutMs = 20000, tryMs = 5000 } = {}) {
-    const d = deadline(this.t, timeoutMs);
-    let last = { ok: false, error: 'no leaseholder' };
-    while (!d.expired) {
-      let target = this.leaseholders.get(rangeId);
-      if (!target) {
-        target = await this.findLeaseholder(rangeId, 1000);
-        if (!target) continue;
-      }
+  toRange(rangeId, type, body, { timeoutMs = 20000, tryMs = 5000 } = {}) {
+    const attempt = async () => {
+      const target = this.leaseholders.get(rangeId) ?? (await this.findLeaseholder(rangeId, 1000));
+      if (!target) return undefined;
       const r = await this.send(target, type, body, tryMs);
-      if (r.ok || !RETRYABLE.has(r.error)) return r;
-      last = r;
+      if (r.ok || !RETRYABLE.has(r.error)) return { done: r };
       if (r.leader && r.leader !== target) this.leaseholders.set(rangeId, r.leader);
       else this.leaseholders.delete(rangeId);
-      await this.t.sleep(50);
-    }
-    return last;
+      return { again: r };
+    };
+    return retry(this.t, attempt, { timeoutMs, none: { ok: false, error: 'no leaseholder' } });
   }
 
   put(key, value, opts) {
@@ -121,24 +88,14 @@ export class KvClient {
   }
 }
 
-export async function connect(t, name) {
-  return new KvClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(KvClient, t, name);
 
 /** Waits until every running store has applied the same index on every range and holds the same data. */
 export async function converge(t, timeoutMs = 45000) {
-  const d = deadline(t, timeoutMs);
-  let states = [];
-  for (;;) {
-    const live = t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id);
-    states = await Promise.all(live.map((n) => t.state(n).catch(() => null)));
-    const ok =
-      states.every(Boolean) &&
-      [0, 1].every((i) => new Set(states.map((s) => JSON.stringify(s.ranges[i].data))).size === 1 && new Set(states.map((s) => s.ranges[i].applied)).size === 1);
-    if (ok) return states;
-    if (d.expired) return states.filter(Boolean);
-    await t.sleep(150);
-  }
+  const same = (ss, f) => new Set(ss.map(f)).size === 1;
+  const settled = (ss) => ss.every(Boolean) && [0, 1].every((i) => same(ss, (s) => JSON.stringify(s.ranges[i].data)) && same(ss, (s) => s.ranges[i].applied));
+  const r = await poll(t, () => states(t, running(t)), { timeoutMs, everyMs: 150, done: settled });
+  return r.value.filter(Boolean);
 }
 
 export function brief(s) {

@@ -1,99 +1,54 @@
-// Client helpers shared by the ReplSet scenarios: primary discovery through
-// isMaster, writes that follow NotWritablePrimary answers, reads with a read
-// concern from a chosen member, and waiting for the members to converge.
+// ReplSet over the shared scenario library: the primary is the member whose isMaster
+// says so at the highest term; writes follow NotWritablePrimary answers, reads go to a
+// chosen member with a read concern.
+import { LeaderClient, connectWith, pick, poll, running, states } from '../../../lib/scenario-lib.mjs';
 
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
+const RETRYABLE = new Set(['timeout', 'NotWritablePrimary']);
 
-export class MongoClient {
+export class MongoClient extends LeaderClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
-    this.primary = null;
+    super(t, client, { status: { type: 'isMaster', timeoutMs: 500 } });
   }
 
-  /** A raw command to one member; a timeout becomes { ok: false, error: 'timeout' }. */
-  async send(node, type, body, timeoutMs = 2000) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
+  leaderIn(statuses) {
+    return statuses.filter((r) => r.ok && r.ismaster).sort((a, b) => b.term - a.term)[0];
   }
 
-  running(nodes = this.t.nodes) {
-    const live = new Set(this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
-    return nodes.filter((n) => live.has(n));
+  idOf(status) {
+    return status.me;
   }
 
   /** The member that reports itself primary at the highest term, or null. */
-  async findPrimary(timeoutMs = 10000, among = this.t.nodes) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
-      const rs = await Promise.all(this.running(among).map((n) => this.send(n, 'isMaster', {}, 500)));
-      const primaries = rs.filter((r) => r.ok && r.ismaster).sort((a, b) => b.term - a.term);
-      if (primaries.length > 0) {
-        this.primary = primaries[0].me;
-        return primaries[0];
-      }
-      if (d.expired) return null;
-      await this.t.sleep(100);
-    }
+  findPrimary(timeoutMs, among) {
+    return this.findLeader(timeoutMs, among);
   }
 
   /** insert through the primary, following NotWritablePrimary until timeoutMs. */
-  async insert(_id, v, writeConcern = { w: 'majority' }, { timeoutMs = 8000 } = {}) {
-    const d = deadline(this.t, timeoutMs);
-    let last = { ok: false, error: 'no primary' };
-    while (!d.expired) {
-      if (!this.primary) {
-        await this.findPrimary(1000);
-        if (!this.primary) continue;
-      }
-      const target = this.primary;
-      const r = await this.send(target, 'insert', { _id, v, writeConcern }, (writeConcern.wtimeout ?? 5000) + 1000);
-      if (r.ok || (r.error !== 'timeout' && r.error !== 'NotWritablePrimary')) return r;
-      last = r;
-      this.primary = r.primary && r.primary !== target ? r.primary : null;
-      await this.t.sleep(50);
-    }
-    return last;
+  insert(_id, v, writeConcern = { w: 'majority' }, { timeoutMs = 8000 } = {}) {
+    const tryMs = (writeConcern.wtimeout ?? 5000) + 1000;
+    return this.toLeader('insert', { _id, v, writeConcern }, { timeoutMs, tryMs, retryable: RETRYABLE, redirect: (r) => r.primary, none: { ok: false, error: 'no primary' } });
   }
 
-  async find(node, _id, readConcern = 'local') {
+  find(node, _id, readConcern = 'local') {
     return this.send(node, 'find', { _id, readConcern }, 1000);
   }
 }
 
-export async function connect(t, name) {
-  return new MongoClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(MongoClient, t, name);
+
+const opTime = (o) => `${o.t}:${o.ts}`;
 
 /** Waits until every running member reports the same last applied optime and commit point. */
 export async function converge(t, timeoutMs = 8000) {
-  const d = deadline(t, timeoutMs);
-  let states = [];
-  for (;;) {
-    const live = t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id);
-    states = (await Promise.all(live.map((n) => t.state(n).catch(() => null)))).filter(Boolean);
-    const key = (s) => `${s.lastApplied.t}:${s.lastApplied.ts}`;
-    if (states.length === live.length && new Set(states.map(key)).size === 1 && states.some((s) => s.state === 'PRIMARY')) {
-      const cp = new Set(states.map((s) => `${s.lastCommittedOpTime.t}:${s.lastCommittedOpTime.ts}`));
-      if (cp.size === 1 && key(states[0]) === [...cp][0]) return { ok: true, states };
-    }
-    if (d.expired) return { ok: false, states };
-    await t.sleep(100);
-  }
+  let live = [];
+  const probe = () => states(t, (live = running(t))).then((ss) => ss.filter(Boolean));
+  const settled = (ss) => {
+    if (ss.length !== live.length || new Set(ss.map((s) => opTime(s.lastApplied))).size !== 1 || !ss.some((s) => s.state === 'PRIMARY')) return false;
+    const cp = new Set(ss.map((s) => opTime(s.lastCommittedOpTime)));
+    return cp.size === 1 && opTime(ss[0].lastApplied) === [...cp][0];
+  };
+  const r = await poll(t, probe, { timeoutMs, done: settled });
+  return { ok: r.ok, states: r.value };
 }
 
-export function brief(s) {
-  if (!s) return null;
-  const { id, state, term, primary, lastApplied, lastCommittedOpTime, oplogLength, syncSource, rbid, docCount } = s;
-  return { id, state, term, primary, lastApplied, lastCommittedOpTime, oplogLength, syncSource, rbid, docCount };
-}
+export const brief = (s) => pick(s, ['id', 'state', 'term', 'primary', 'lastApplied', 'lastCommittedOpTime', 'oplogLength', 'syncSource', 'rbid', 'docCount']);

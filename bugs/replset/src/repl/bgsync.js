@@ -13,7 +13,7 @@ const BATCH_LIMIT = 200;
 
 export class BackgroundSync {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./replication_coordinator.js').ReplicationCoordinator} repl
    * @param {any} db the mongod (oplog, applyBatch, truncateOplogAfter)
    */

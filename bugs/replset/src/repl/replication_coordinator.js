@@ -14,7 +14,7 @@ export const ROLLBACK = 'ROLLBACK';
 
 export class ReplicationCoordinator {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./storage.js').StorageInterface} storage
    * @param {{ oplog: any[], onApplied(entries: any[]): void }} db
    */

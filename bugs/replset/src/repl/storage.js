@@ -7,7 +7,7 @@ const OPLOG = 'oplog.rs';
 const LAST_VOTE = 'replset.election';
 
 export class StorageInterface {
-  /** @param {any} disk rt.disk */
+  /** @param {DDBench.Disk} disk rt.disk */
   constructor(disk) {
     this.disk = disk;
   }

@@ -1,49 +1,28 @@
-// Client helpers shared by the RMSched scenarios: a failover proxy over the
-// two RMs (like ConfiguredRMFailoverProxyProvider) and application polling.
-
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
+// RMSched over the shared scenario library: a failover proxy over the two RMs (like
+// ConfiguredRMFailoverProxyProvider) and application polling.
+import { ScenarioClient, connectWith, poll, retry } from '../../../lib/scenario-lib.mjs';
 
 export const RMS = ['rm1', 'rm2'];
 
-export class YarnClient {
+export class YarnClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
+    super(t, client, { timeoutMs: 3000 });
     this.index = 0;
   }
 
-  /** A raw request to one node; a timeout becomes { ok: false, error: 'timeout' }. */
-  async send(node, type, body = {}, timeoutMs = 3000) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
-  }
-
   /** Sends to the RMs in turn until one that is active answers, or timeoutMs passes. */
-  async call(type, body = {}, timeoutMs = 8000) {
-    const d = deadline(this.t, timeoutMs);
-    let last = { ok: false, error: 'no active RM' };
-    while (!d.expired) {
+  call(type, body = {}, timeoutMs = 8000) {
+    const attempt = async () => {
       const r = await this.send(RMS[this.index], type, body);
-      if (r.ok || (r.error !== 'standby' && r.error !== 'timeout')) return r;
-      last = r;
+      if (r.ok || (r.error !== 'standby' && r.error !== 'timeout')) return { done: r };
       this.index = (this.index + 1) % RMS.length;
-      await this.t.sleep(50);
-    }
-    return last;
+      return { again: r };
+    };
+    return retry(this.t, attempt, { timeoutMs, none: { ok: false, error: 'no active RM' } });
   }
 
   async haStates() {
-    const live = new Set(this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
+    const live = new Set(this.running(RMS));
     const out = {};
     for (const rm of RMS) out[rm] = live.has(rm) ? ((await this.send(rm, 'GetServiceState', {}, 1500)).haState ?? 'unreachable') : 'down';
     return out;
@@ -51,14 +30,12 @@ export class YarnClient {
 
   /** Waits until exactly one RM reports ACTIVE; returns its id or null. */
   async waitForActive(timeoutMs = 10000) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
+    const active = async () => {
       const states = await this.haStates();
-      const active = RMS.filter((rm) => states[rm] === 'ACTIVE');
-      if (active.length === 1) return active[0];
-      if (d.expired) return null;
-      await this.t.sleep(100);
-    }
+      const ids = RMS.filter((rm) => states[rm] === 'ACTIVE');
+      return ids.length === 1 ? ids[0] : null;
+    };
+    return (await poll(this.t, active, { timeoutMs })).value;
   }
 
   async submit(appId, durationMs = 600, maxAttempts = 2) {
@@ -67,15 +44,13 @@ export class YarnClient {
 
   /** Polls the application until it reaches a final state or timeoutMs passes; returns its last report. */
   async waitForFinal(appId, timeoutMs = 10000) {
-    const d = deadline(this.t, timeoutMs);
     let last = null;
-    for (;;) {
+    const report = async () => {
       const r = await this.call('GetApplicationReport', { appId }, 2000);
       if (r.ok) last = r.app;
-      if (last && ['FINISHED', 'FAILED', 'KILLED'].includes(last.state)) return last;
-      if (d.expired) return last;
-      await this.t.sleep(100);
-    }
+      return last;
+    };
+    return (await poll(this.t, report, { timeoutMs, done: (app) => app && ['FINISHED', 'FAILED', 'KILLED'].includes(app.state) })).value;
   }
 
   async nodes() {
@@ -85,16 +60,8 @@ export class YarnClient {
 
   /** Waits until both NodeManagers are registered RUNNING with the active RM. */
   async waitForNodes(ids = ['nm1', 'nm2'], timeoutMs = 10000) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
-      const nodes = await this.nodes();
-      if (ids.every((id) => nodes[id] === 'RUNNING')) return nodes;
-      if (d.expired) return nodes;
-      await this.t.sleep(100);
-    }
+    return (await poll(this.t, () => this.nodes(), { timeoutMs, done: (nodes) => ids.every((id) => nodes[id] === 'RUNNING') })).value;
   }
 }
 
-export async function connect(t, name) {
-  return new YarnClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(YarnClient, t, name);

@@ -1,33 +1,10 @@
-// Client helpers shared by the ShardSearch scenarios: cluster health from any
-// node, index and get through a chosen coordinating node, and waiting for a
-// healthy cluster.
+// ShardSearch over the shared scenario library: cluster health from any node, index
+// and get through a chosen coordinating node, and waiting for a healthy cluster.
+import { ScenarioClient, connectWith, poll, retry } from '../../../lib/scenario-lib.mjs';
 
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
-
-export class EsClient {
+export class EsClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
-  }
-
-  async send(node, type, body, timeoutMs = 2500) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
-  }
-
-  running(nodes = this.t.nodes) {
-    const live = new Set(this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
-    return nodes.filter((n) => live.has(n));
+    super(t, client, { timeoutMs: 2500 });
   }
 
   async health(node) {
@@ -39,31 +16,26 @@ export class EsClient {
    * at least `minNodes` nodes, (if `status` is given) reports that status, and satisfies `where`.
    */
   async waitForCluster({ among = this.t.nodes, minNodes = 3, status = null, where = () => true, timeoutMs = 10000 } = {}) {
-    const d = deadline(this.t, timeoutMs);
-    let hs = [];
-    for (;;) {
-      hs = await Promise.all(this.running(among).map((n) => this.health(n)));
+    const look = async () => {
+      const hs = await Promise.all(this.running(among).map((n) => this.health(n)));
       const masters = new Set(hs.map((h) => (h.ok ? h.master : null)));
       const m = hs.find((h) => h.ok && h.node === h.master);
-      if (m && masters.size === 1 && !masters.has(null) && m.nodes.length >= minNodes && (!status || m.status === status) && where(m)) return m;
-      if (d.expired) return { ok: false, timedOut: true, health: hs };
-      await this.t.sleep(200);
-    }
+      const agreed = m && masters.size === 1 && !masters.has(null) && m.nodes.length >= minNodes && (!status || m.status === status) && where(m);
+      return { hs, master: agreed ? m : null };
+    };
+    const r = await poll(this.t, look, { timeoutMs, everyMs: 200, done: (v) => v.master });
+    return r.ok ? r.value.master : { ok: false, timedOut: true, health: r.value.hs };
   }
 
   /** Indexes through `node` (or any running node in turn), retrying on blocks and timeouts until timeoutMs. */
-  async index(id, doc, { via = null, timeoutMs = 6000 } = {}) {
-    const d = deadline(this.t, timeoutMs);
-    let last = { ok: false, error: 'not sent' };
+  index(id, doc, { via = null, timeoutMs = 6000 } = {}) {
     let i = 0;
-    while (!d.expired) {
+    const attempt = async () => {
       const nodes = via ? [via] : this.running();
       const r = await this.send(nodes[i++ % nodes.length], 'index', { id, doc });
-      if (r.ok) return r;
-      last = r;
-      await this.t.sleep(100);
-    }
-    return last;
+      return r.ok ? { done: r } : { again: r };
+    };
+    return retry(this.t, attempt, { timeoutMs, everyMs: 100, none: { ok: false, error: 'not sent' } });
   }
 
   async get(id, via) {
@@ -71,6 +43,4 @@ export class EsClient {
   }
 }
 
-export async function connect(t, name) {
-  return new EsClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(EsClient, t, name);

@@ -8,7 +8,7 @@
 export const SHARD = 'docs/0';
 
 export class AllocationService {
-  /** @param {any} rt the node runtime */
+  /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
     this.numberOfReplicas = Number(rt.config.numberOfReplicas ?? 1);

@@ -12,7 +12,7 @@
 
 export class ZenDiscovery {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {{ applyClusterState(state: any): void, reroute(state: any): any }} hooks
    */
   constructor(rt, hooks) {

@@ -28,7 +28,7 @@ export class IndexShard {
 }
 
 export class ShardStateAction {
-  /** @param {any} rt @param {() => string | null} master */
+  /** @param {DDBench.NodeRuntime} rt @param {() => string | null} master */
   constructor(rt, master) {
     this.rt = rt;
     this.master = master;
@@ -73,7 +73,7 @@ export class ShardStateAction {
 
 export class TransportReplicationAction {
   /**
-   * @param {any} rt the node runtime
+   * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {{ state(): any, shard(): IndexShard | null, shardStateAction: ShardStateAction }} node
    */
   constructor(rt, node) {

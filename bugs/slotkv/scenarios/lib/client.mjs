@@ -1,49 +1,19 @@
-// Client helpers shared by the SlotKV scenarios: a cluster-aware client that
-// keeps a slot map, sends each key to the master of its slot and follows
-// MOVED redirects, plus cluster-wide waits.
+// SlotKV over the shared scenario library: a cluster-aware client that keeps a slot
+// map, sends each key to the master of its slot and follows MOVED redirects, plus
+// cluster-wide waits.
+import { ScenarioClient, connectWith, poll, retry } from '../../../lib/scenario-lib.mjs';
+import { SLOTS, keyHashSlot } from '../../src/db.js';
 
-export const SLOTS = 16;
+export { SLOTS, keyHashSlot };
 
-/** The same slot function as the server (db.js keyHashSlot). */
-export function keyHashSlot(key) {
-  const s = key.indexOf('{');
-  const e = s >= 0 ? key.indexOf('}', s + 1) : -1;
-  const part = e > s + 1 ? key.slice(s + 1, e) : key;
-  let h = 0;
-  for (let i = 0; i < part.length; i++) h = (h * 31 + part.charCodeAt(i)) >>> 0;
-  return h % SLOTS;
-}
-
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
-
-export class ClusterClient {
+export class ClusterClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
+    super(t, client, { timeoutMs: 1500 });
     this.slots = new Array(SLOTS).fill(null);
   }
 
-  live() {
-    return this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id);
-  }
-
-  async send(node, type, body = {}, timeoutMs = 1500) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
-  }
-
   async refresh() {
-    for (const n of this.live()) {
+    for (const n of this.running()) {
       const r = await this.send(n, 'ClusterSlots', {}, 1000);
       if (r.ok) {
         this.slots = r.slots;
@@ -53,27 +23,24 @@ export class ClusterClient {
   }
 
   /** A keyed command to the slot's master, following MOVED, retried until timeoutMs. */
-  async cmd(type, body, timeoutMs = 8000) {
+  cmd(type, body, timeoutMs = 8000) {
     const slot = keyHashSlot(String(body.key));
-    const d = deadline(this.t, timeoutMs);
-    let last = { ok: false, error: 'no owner' };
-    while (!d.expired) {
+    const attempt = async () => {
       const owner = this.slots[slot];
       if (!owner) {
         await this.refresh();
-        if (!this.slots[slot]) await this.t.sleep(100);
-        continue;
+        return this.slots[slot] ? undefined : { waitMs: 100 };
       }
       const r = await this.send(owner, type, body);
-      if (r.ok) return r;
-      last = r;
+      if (r.ok) return { done: r };
       if (r.error === 'MOVED' && r.owner && r.owner !== owner) this.slots[slot] = r.owner;
       else {
         await this.t.sleep(100);
         await this.refresh();
       }
-    }
-    return last;
+      return { again: r, waitMs: 0 };
+    };
+    return retry(this.t, attempt, { timeoutMs, none: { ok: false, error: 'no owner' } });
   }
 
   set(key, value, px) {
@@ -99,7 +66,7 @@ export class ClusterClient {
     return out.every((r) => r.ok && r.results.every((x) => x.ok));
   }
 
-  async infos(nodes = this.live()) {
+  async infos(nodes = this.running()) {
     const out = {};
     for (const n of nodes) out[n] = await this.send(n, 'Info', {}, 1000);
     return out;
@@ -110,11 +77,10 @@ export class ClusterClient {
    * link to every other live node (failure detection only watches linked nodes).
    */
   async waitForStable(timeoutMs = 10000) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
+    const agreedSlots = async () => {
       const views = [];
       let ok = true;
-      const live = this.live();
+      const live = this.running();
       for (const n of live) {
         const info = await this.send(n, 'Info', {}, 1000);
         const slots = await this.send(n, 'ClusterSlots', {}, 1000);
@@ -122,34 +88,28 @@ export class ClusterClient {
         if (!info.ok || !slots.ok || info.clusterState !== 'ok' || !linked) ok = false;
         else views.push(JSON.stringify(slots.slots));
       }
-      if (ok && new Set(views).size === 1) {
-        this.slots = JSON.parse(views[0]);
-        return true;
-      }
-      if (d.expired) return false;
-      await this.t.sleep(150);
-    }
+      return ok && new Set(views).size === 1 ? views[0] : null;
+    };
+    const r = await poll(this.t, agreedSlots, { timeoutMs, everyMs: 150 });
+    if (r.ok) this.slots = JSON.parse(r.value);
+    return r.ok;
   }
 
   /** Waits until each listed replica reports the same offset as its master. */
   async waitForReplicas(replicas, timeoutMs = 8000) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
-      const infos = await this.infos();
-      const synced = replicas.every((r) => {
+    const synced = (infos) =>
+      replicas.every((r) => {
         const i = infos[r];
         const m = i?.ok && infos[i.master];
         return i?.ok && i.role === 'replica' && i.replState === 'CONNECTED' && m?.ok && m.offset === i.offset;
       });
-      if (synced) return infos;
-      if (d.expired) return null;
-      await this.t.sleep(100);
-    }
+    const r = await poll(this.t, () => this.infos(), { timeoutMs, done: synced });
+    return r.ok ? r.value : null;
   }
 }
 
 export async function connect(t, name) {
-  const c = new ClusterClient(t, await t.client(name));
+  const c = await connectWith(ClusterClient, t, name);
   await c.refresh();
   return c;
 }

@@ -1,68 +1,20 @@
-// Client helpers for the StreamQ scenarios: leader discovery through Status,
-// publishes with a Nats-Msg-Id (so a retry is stored once), and requests that
-// follow "not leader" answers to the leader.
+// StreamQ over the shared scenario library: the leader is the member whose Status says
+// LEADER at the highest term; publishes carry a Nats-Msg-Id, so a retry is stored once.
+import { LeaderClient, connectWith, poll, running, states } from '../../../lib/scenario-lib.mjs';
 
 const RETRYABLE = new Set(['not leader', 'leader changed', 'timeout']);
 
-/** `expired` turns true after ms on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
-
-export class StreamClient {
+export class StreamClient extends LeaderClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
-    this.leader = null;
+    super(t, client, { timeoutMs: 1500, status: { type: 'Status', timeoutMs: 800 } });
   }
 
-  async send(node, type, body, timeoutMs = 1500) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'timeout', detail: String(e?.message ?? e) };
-    }
+  leaderIn(statuses) {
+    return statuses.filter((s) => s.ok && s.role === 'LEADER').sort((a, b) => b.term - a.term)[0];
   }
 
-  running() {
-    return new Set(this.t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id));
-  }
-
-  async findLeader(timeoutMs = 10000, among = this.t.nodes) {
-    const d = deadline(this.t, timeoutMs);
-    for (;;) {
-      const live = this.running();
-      const all = await Promise.all(among.map((n) => (live.has(n) ? this.send(n, 'Status', {}, 800) : { ok: false })));
-      const leaders = all.filter((s) => s.ok && s.role === 'LEADER').sort((a, b) => b.term - a.term);
-      if (leaders.length > 0) {
-        this.leader = leaders[0].id;
-        return leaders[0];
-      }
-      if (d.expired) return null;
-      await this.t.sleep(100);
-    }
-  }
-
-  async request(type, body, { timeoutMs = 30000, tryMs = 3000 } = {}) {
-    const d = deadline(this.t, timeoutMs);
-    let last = { ok: false, error: 'no leader' };
-    while (!d.expired) {
-      if (!this.leader) {
-        await this.findLeader(1000);
-        if (!this.leader) continue;
-      }
-      const target = this.leader;
-      const r = await this.send(target, type, body, tryMs);
-      if (r.ok || !RETRYABLE.has(r.error)) return r;
-      last = r;
-      this.leader = r.leader && r.leader !== target ? r.leader : null;
-      await this.t.sleep(50);
-    }
-    return last;
+  request(type, body, { timeoutMs = 30000, tryMs = 3000 } = {}) {
+    return this.toLeader(type, body, { timeoutMs, tryMs, retryable: RETRYABLE });
   }
 
   publish(subject, data, msgId, opts) {
@@ -70,22 +22,14 @@ export class StreamClient {
   }
 }
 
-export async function connect(t, name) {
-  return new StreamClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(StreamClient, t, name);
 
 /** Waits until every running member has applied the same index and holds the same stream. */
-export async function converge(t, sc, timeoutMs = 10000) {
-  const d = deadline(t, timeoutMs);
-  let states = [];
-  for (;;) {
-    const live = t.nodeInfo().filter((n) => n.status === 'running').map((n) => n.id);
-    states = await Promise.all(live.map((n) => t.state(n).catch(() => null)));
-    const ok = states.every(Boolean);
-    if (ok && new Set(states.map((s) => s.applied)).size === 1 && new Set(states.map((s) => s.stream.hash)).size === 1 && states[0].applied === Math.max(...states.map((s) => s.commit))) return states;
-    if (d.expired) return states.filter(Boolean);
-    await t.sleep(150);
-  }
+export async function converge(t, _sc, timeoutMs = 10000) {
+  const same = (ss, f) => new Set(ss.map(f)).size === 1;
+  const settled = (ss) => ss.every(Boolean) && same(ss, (s) => s.applied) && same(ss, (s) => s.stream.hash) && ss[0].applied === Math.max(...ss.map((s) => s.commit));
+  const r = await poll(t, () => states(t, running(t)), { timeoutMs, everyMs: 150, done: settled });
+  return r.value.filter(Boolean);
 }
 
 export function brief(s) {
@@ -94,7 +38,7 @@ export function brief(s) {
   return { id, role, term, leader, commit, applied, pindex, pterm, lastSeq: stream?.lastSeq ?? null, hash: stream?.hash ?? null };
 }
 
-/** Acknowledged msgIds missing from a member's stream, and msgIds it holds that were never acknowledged nor attempted. */
+/** Acknowledged msgIds missing from a member's stream. */
 export function missingAcked(state, acked) {
   const have = new Set(state.msgIds ?? []);
   return acked.filter((id) => !have.has(id));

@@ -1,27 +1,10 @@
-// Client helpers shared by the SwimGossip scenarios: Status from each member,
-// and waiting until members agree on who is in which state.
+// SwimGossip over the shared scenario library: Status from each member, and waiting
+// until members agree on who is in which state.
+import { ScenarioClient, connectWith, poll } from '../../../lib/scenario-lib.mjs';
 
-/** Resolves `expired` after ms, on the scenario's clock (real or simulated). */
-export function deadline(t, ms) {
-  const d = { expired: false };
-  t.sleep(ms).then(() => {
-    d.expired = true;
-  });
-  return d;
-}
-
-export class SwimClient {
+export class SwimClient extends ScenarioClient {
   constructor(t, client) {
-    this.t = t;
-    this.c = client;
-  }
-
-  async send(node, type, body, timeoutMs = 2000) {
-    try {
-      return await this.c.request(node, type, body, timeoutMs);
-    } catch (e) {
-      return { ok: false, error: 'client timeout', detail: String(e?.message ?? e) };
-    }
+    super(t, client, { timeoutError: 'client timeout' });
   }
 
   status(node) {
@@ -38,14 +21,8 @@ export class SwimClient {
    * whether the wait succeeded.
    */
   async waitUntil(observers, pred, timeoutMs) {
-    const d = deadline(this.t, timeoutMs);
-    let statuses = [];
-    for (;;) {
-      statuses = await Promise.all(observers.map((n) => this.status(n)));
-      if (statuses.every((s) => s.ok && pred(s))) return { ok: true, statuses };
-      if (d.expired) return { ok: false, statuses };
-      await this.t.sleep(100);
-    }
+    const r = await poll(this.t, () => Promise.all(observers.map((n) => this.status(n))), { timeoutMs, done: (statuses) => statuses.every((s) => s.ok && pred(s)) });
+    return { ok: r.ok, statuses: r.value };
   }
 
   /** Waits until every observer sees exactly `alive` as its alive members. */
@@ -55,9 +32,7 @@ export class SwimClient {
   }
 }
 
-export async function connect(t, name) {
-  return new SwimClient(t, await t.client(name));
-}
+export const connect = (t, name) => connectWith(SwimClient, t, name);
 
 export function brief(s) {
   if (!s) return null;

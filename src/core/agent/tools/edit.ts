@@ -47,12 +47,32 @@ export const proposeEdit = defineTool({
   },
 });
 
-/** The text protocol's form: the path, then SEARCH/REPLACE blocks in git-conflict style. */
+const SEARCH = /^<{5,9} SEARCH$/;
+const DIVIDER = /^={5,9}$/;
+const REPLACE = /^>{5,9} REPLACE$/;
+
+/**
+ * The text protocol's form: the path, then SEARCH/REPLACE blocks in git-conflict style.
+ * One pass over the lines (a lazy regex over the body rescanned it for every unclosed
+ * block, quadratic in a hostile reply).
+ */
 function parseEditText(body: string): unknown {
-  const [first, ...rest] = body.replace(/\r\n/g, '\n').split('\n');
-  const text = rest.join('\n');
+  const [first, ...lines] = body.replace(/\r\n/g, '\n').split('\n');
   const edits: { search: string; replace: string }[] = [];
-  const re = /^<{5,9} SEARCH\n([\s\S]*?)^={5,9}\n([\s\S]*?)^>{5,9} REPLACE$/gm;
-  for (const m of text.matchAll(re)) edits.push({ search: m[1] ?? '', replace: m[2] ?? '' });
+  let state: 'outside' | 'search' | 'replace' = 'outside';
+  let search: string[] = [];
+  let replace: string[] = [];
+  for (const [k, line] of lines.entries()) {
+    if (state === 'outside') {
+      if (SEARCH.test(line)) [state, search, replace] = ['search', [], []];
+    } else if (state === 'search') {
+      // The divider must end its line; the last line of the body has no newline.
+      if (DIVIDER.test(line) && k < lines.length - 1) state = 'replace';
+      else search.push(line);
+    } else if (REPLACE.test(line)) {
+      edits.push({ search: search.map((l) => `${l}\n`).join(''), replace: replace.map((l) => `${l}\n`).join('') });
+      state = 'outside';
+    } else replace.push(line);
+  }
   return { path: (first ?? '').trim(), edits };
 }

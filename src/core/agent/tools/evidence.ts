@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { causality } from '../../events/causality';
 import { EventKind, Level } from '../../events/event';
+import { compilePattern, type Pattern } from '../../events/pattern';
 import { queryEvents, type EventQuery } from '../../events/query';
 import type { EventStore } from '../../events/store';
 import { formatEvent, trialEvidence } from '../../repro/evidence';
@@ -16,15 +17,15 @@ function runsOf(ctx: ToolContext): EvidenceRuns {
   return ctx.evidence;
 }
 
-/** Text arguments are substrings; /…/ makes them a regular expression. */
-function textQuery(text: string | undefined): string | RegExp | undefined {
+/** Text arguments are substrings; /…/ makes them a regular expression (linear-time, RE2 syntax). */
+function textQuery(text: string | undefined): string | Pattern | undefined {
   if (text === undefined) return undefined;
   const m = /^\/(.+)\/([a-z]*)$/.exec(text);
   if (!m) return text;
   try {
-    return new RegExp(m[1]!, m[2]);
+    return compilePattern(m[1]!, m[2]);
   } catch (err) {
-    throw new ToolError(`text is not a valid regular expression: ${(err as Error).message}`);
+    throw new ToolError(`text: ${(err as Error).message}`);
   }
 }
 
@@ -52,7 +53,7 @@ export const nodeLogs = defineTool({
     from_ms: z.number().min(0).optional(),
     to_ms: z.number().min(0).optional(),
     min_level: Level.optional(),
-    text: z.string().optional().describe('substring, or /regex/ to match messages and fields'),
+    text: z.string().optional().describe('substring, or /regex/ (RE2 syntax: no lookaround or backreferences) to match messages and fields'),
     limit: z.number().int().min(1).max(200).default(80),
     tail: z.boolean().default(false).describe('show the last lines instead of the first'),
   }),
@@ -74,7 +75,7 @@ export const timeline = defineTool({
     trial: TrialArg,
     nodes: z.array(z.string()).optional(),
     kinds: z.array(EventKind).optional(),
-    text: z.string().optional().describe('substring, or /regex/ to match messages and fields'),
+    text: z.string().optional().describe('substring, or /regex/ (RE2 syntax: no lookaround or backreferences) to match messages and fields'),
     from_ms: z.number().min(0).optional(),
     to_ms: z.number().min(0).optional(),
     limit: z.number().int().min(1).max(200).default(60),

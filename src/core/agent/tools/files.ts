@@ -1,12 +1,11 @@
-import * as vm from 'node:vm';
 import { z } from 'zod';
+import { compilePattern, type Pattern } from '../../events/pattern';
 import { truncateMiddle } from '../budget';
 import { ToolError } from '../scratch';
 import { defineTool, MAX_OUTPUT_CHARS } from './types';
 
 const MAX_READ_LINES = 400;
 const MAX_LINE_CHARS = 400;
-const SEARCH_TIMEOUT_MS = 2000;
 
 export const listFiles = defineTool({
   name: 'list_files',
@@ -41,7 +40,7 @@ export const readFile = defineTool({
 
 export const search = defineTool({
   name: 'search',
-  description: 'Search the repository for a JavaScript regular expression; prints file:line: text for each matching line.',
+  description: 'Search the repository for a regular expression (RE2 syntax: no lookaround or backreferences); prints file:line: text for each matching line.',
   args: z.strictObject({
     pattern: z.string().min(1).max(500),
     path: z.string().default('').describe('file or folder to search; empty for all'),
@@ -49,13 +48,14 @@ export const search = defineTool({
     max_results: z.number().int().min(1).max(200).default(50),
   }),
   async run({ pattern, path, case_sensitive, max_results }, { scratch }) {
+    let re: Pattern;
     try {
-      new RegExp(pattern);
+      re = compilePattern(pattern, case_sensitive ? '' : 'i');
     } catch (err) {
-      throw new ToolError(`pattern is not a valid regular expression: ${(err as Error).message}`);
+      throw new ToolError(`pattern: ${(err as Error).message}`);
     }
     const files = scratch.files(path).map((f) => ({ file: f, lines: splitLines(scratch.read(f)).map(clip) }));
-    const hits = matchLines(files, pattern, case_sensitive ? '' : 'i', max_results + 1);
+    const hits = matchLines(files, re, max_results + 1);
     if (hits.length === 0) return { output: `no line matches /${pattern}/ in ${path || 'the repository'}` };
     const shown = hits.slice(0, max_results).map((h) => `${h.file}:${h.line}: ${h.text.trim()}`);
     const more = hits.length > max_results ? `\n[more than ${max_results} matches; narrow the pattern or the path]` : '';
@@ -63,26 +63,16 @@ export const search = defineTool({
   },
 });
 
-/**
- * Runs the model's regex in a VM context with a time limit, since a pathological
- * pattern can backtrack for hours and would otherwise hang the extension host.
- */
-function matchLines(files: { file: string; lines: string[] }[], pattern: string, flags: string, limit: number): { file: string; line: number; text: string }[] {
-  const context = vm.createContext({ files, pattern, flags, limit, out: [] as { file: string; line: number; text: string }[] });
-  const code = `
-    const re = new RegExp(pattern, flags);
-    outer: for (const f of files) {
-      for (let i = 0; i < f.lines.length; i++) {
-        if (re.test(f.lines[i])) { out.push({ file: f.file, line: i + 1, text: f.lines[i] }); if (out.length >= limit) break outer; }
-      }
-    }`;
-  try {
-    vm.runInContext(code, context, { timeout: SEARCH_TIMEOUT_MS });
-  } catch (err) {
-    if (/timed out/.test((err as Error).message)) throw new ToolError(`the pattern took longer than ${SEARCH_TIMEOUT_MS} ms (catastrophic backtracking?); simplify it`);
-    throw err;
+function matchLines(files: { file: string; lines: string[] }[], re: Pattern, limit: number): { file: string; line: number; text: string }[] {
+  const out: { file: string; line: number; text: string }[] = [];
+  for (const f of files) {
+    for (const [i, text] of f.lines.entries()) {
+      if (!re.test(text)) continue;
+      out.push({ file: f.file, line: i + 1, text });
+      if (out.length >= limit) return out;
+    }
   }
-  return context.out as { file: string; line: number; text: string }[];
+  return out;
 }
 
 function splitLines(text: string): string[] {
