@@ -4,12 +4,15 @@
  * checked before use; the page keeps only which rows are open in its own state.
  */
 import type { AgentEvent, Totals } from '../../src/core/agent/events';
-import { DEFAULT_UI_STATE, PanelSettings, PROTOCOL_VERSION, ToWebview, UiState, type KeyStatus } from '../../src/core/agent/panel-protocol';
+import { DEFAULT_UI_STATE, PanelSettings, PROTOCOL_VERSION, ToWebview, UiState, type KeyStatus, type ToHost } from '../../src/core/agent/panel-protocol';
+import { receive, type WebviewHost } from '../shared/host';
 import { button, h } from './dom';
-import type { AgentHost } from './host';
 import { Transcript } from './transcript';
 
 type FieldName = keyof PanelSettings;
+
+/** The panel's host: the extension, or a test page. */
+export type AgentHost = WebviewHost<ToHost, UiState>;
 
 /** The form's fields: label, input kind, and how an empty number field reads. */
 const FIELDS: { name: FieldName; label: string; kind: 'text' | 'number' | 'select'; options?: string[]; hint?: string; step?: string }[] = [
@@ -71,17 +74,11 @@ export class AgentApp {
       else return;
       e.preventDefault();
     });
-    this.host.listen((raw) => this.receive(raw));
+    receive(this.host, ToWebview, (msg) => this.receive(msg), (problem) => (this.formError.textContent = `Ignored a malformed message from the extension: ${problem}`));
     this.host.post({ type: 'ready', protocol: PROTOCOL_VERSION });
   }
 
-  private receive(raw: unknown): void {
-    const parsed = ToWebview.safeParse(raw);
-    if (!parsed.success) {
-      this.formError.textContent = `Ignored a malformed message from the extension: ${parsed.error.issues[0]?.message ?? ''}`;
-      return;
-    }
-    const msg = parsed.data;
+  private receive(msg: ToWebview): void {
     switch (msg.type) {
       case 'init':
         this.fill(msg.settings);

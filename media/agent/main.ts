@@ -1,5 +1,5 @@
 import './agent.css';
 import { AgentApp } from './app';
-import { vscodeHost } from './host';
+import { vscodeHost } from '../shared/host';
 
 new AgentApp(document.getElementById('app')!, vscodeHost()).mount();

@@ -3,29 +3,23 @@
 // Every message is checked with the shared zod protocol; no inline handlers (strict CSP).
 import { reportBody } from '../../src/core/study/report-html';
 import { esc } from '../../src/core/study/report-charts';
-import { ToView, ViewState, type ToHost } from '../../src/core/study/view-protocol';
+import { ToView, type ToHost, type ViewState } from '../../src/core/study/view-protocol';
+import { receive, vscodeHost } from '../shared/host';
 
-interface VsCodeApi {
-  postMessage(msg: ToHost): void;
-  getState(): unknown;
-  setState(state: ViewState): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const api = acquireVsCodeApi();
+const host = vscodeHost<ToHost, ViewState>();
 const root = document.getElementById('app');
 if (root === null) throw new Error('the comparison page has no #app element');
 const app = root;
+app.innerHTML = '<p>Loading the records…</p>';
 
-window.addEventListener('message', (e: MessageEvent<unknown>) => {
-  const msg = ToView.safeParse(e.data);
-  if (!msg.success) return; // not ours, or from a stale build
-  if (msg.data.type === 'error') {
-    app.innerHTML = `${toolbar()}<p class="error" role="alert">${esc(msg.data.message)}</p>`;
+// A message that fails the protocol is not ours, or from a stale build: it is ignored.
+receive(host, ToView, (msg) => {
+  if (msg.type === 'error') {
+    app.innerHTML = `${toolbar()}<p class="error" role="alert">${esc(msg.message)}</p>`;
     return;
   }
-  const { report, title, attemptInProgress, source } = msg.data;
-  api.setState({ source });
+  const { report, title, attemptInProgress, source } = msg;
+  host.saveState({ source });
   const comparable = report.attempts.filter((a) => a.status !== 'in-progress');
   const compare = attemptInProgress
     ? `<p class="meta">The reference fix is shown once your attempt has ended.</p>`
@@ -35,16 +29,16 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
           .join('')}</ul>`
       : '';
   app.innerHTML = `${toolbar(title)}<div class="ddbench-report">${reportBody(report)}${compare}</div>`;
-});
+}, () => undefined);
 
 app.addEventListener('click', (e) => {
   const button = (e.target as HTMLElement).closest('button');
   if (!button) return;
   const id = button.dataset.compare;
-  if (id !== undefined) api.postMessage({ type: 'comparePatch', attemptId: id });
-  else if (button.dataset.action === 'refresh') api.postMessage({ type: 'refresh' });
-  else if (button.dataset.action === 'folders') api.postMessage({ type: 'pickFolders' });
-  else if (button.dataset.action === 'export') api.postMessage({ type: 'exportHtml' });
+  if (id !== undefined) host.post({ type: 'comparePatch', attemptId: id });
+  else if (button.dataset.action === 'refresh') host.post({ type: 'refresh' });
+  else if (button.dataset.action === 'folders') host.post({ type: 'pickFolders' });
+  else if (button.dataset.action === 'export') host.post({ type: 'exportHtml' });
 });
 
 function toolbar(title = ''): string {
@@ -54,4 +48,4 @@ function toolbar(title = ''): string {
 <button type="button" data-action="export" title="Save this report as one HTML file that works offline">Export HTML…</button></div>`;
 }
 
-api.postMessage({ type: 'ready' });
+host.post({ type: 'ready' });

@@ -10,7 +10,7 @@ import { PageConfig, PAGE_CONFIG_ID, runDataId, runTextId } from '../../src/core
 import type { ToHost, ToWebview, UiState } from '../../src/core/timeline/protocol';
 import { TimelineSession } from '../../src/core/timeline/session';
 import { TimelineApp } from '../timeline/app';
-import type { TimelineHost } from '../timeline/host';
+import type { TimelineHost } from '../timeline/client';
 
 const STATE_KEY = 'ddbenchTimeline';
 

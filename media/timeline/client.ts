@@ -1,5 +1,8 @@
-import { ToWebview, type HostRequest, type Meta, type Replies } from '../../src/core/timeline/protocol';
-import type { TimelineHost } from './host';
+import { ToWebview, type HostRequest, type Meta, type Replies, type ToHost, type UiState } from '../../src/core/timeline/protocol';
+import { receive, type WebviewHost } from '../shared/host';
+
+/** The timeline's host: the extension, or the HTML export's page. */
+export type TimelineHost = WebviewHost<ToHost, UiState>;
 
 type RequestBody<T extends keyof Replies> = Omit<Extract<HostRequest, { type: T }>, 'reqId'>;
 
@@ -18,7 +21,7 @@ export class HostClient {
     private readonly host: TimelineHost,
     private readonly on: Notifications,
   ) {
-    host.listen((raw) => this.receive(raw));
+    receive(host, ToWebview, (msg) => this.receive(msg), (problem) => this.on.error(`ignored a message from the host that is not in the protocol (${problem})`));
   }
 
   ready(protocol: number): void {
@@ -42,13 +45,7 @@ export class HostClient {
     this.host.post({ type: 'compare', stop });
   }
 
-  private receive(raw: unknown): void {
-    const parsed = ToWebview.safeParse(raw);
-    if (!parsed.success) {
-      this.on.error(`ignored a message from the host that is not in the protocol (${parsed.error.issues[0]?.message ?? 'unknown shape'})`);
-      return;
-    }
-    const msg = parsed.data;
+  private receive(msg: ToWebview): void {
     switch (msg.type) {
       case 'meta':
         return this.on.meta(msg.meta, msg.reason);

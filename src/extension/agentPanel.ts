@@ -4,7 +4,6 @@
  * time (`ready` → `init` with everything so far), opens each proposed patch in the
  * diff editor and applies accepted ones. The webview only shows and asks.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { runAgentAndRecord } from '../core/study/agent';
 import type { AgentEvent } from '../core/agent/events';
@@ -15,9 +14,12 @@ import { UserError } from '../core/errors';
 import { AgentKeys } from './agentKeys';
 import { Proposals } from './agentProposals';
 import { errorMessage, reportError } from './present';
+import { codeColumn } from './webview/group';
+import { WebviewShell } from './webview/shell';
 
 export const AGENT_VIEW_TYPE = 'ddbench.agent';
 const SETTINGS_KEY = 'ddbench.agent.panelSettings';
+const TITLE = 'DDBench Agent';
 
 interface Run {
   number: number;
@@ -32,7 +34,7 @@ interface Run {
 }
 
 export class AgentPanel implements vscode.Disposable {
-  private panel: vscode.WebviewPanel | undefined;
+  private readonly shell: WebviewShell<ToHost, ToWebview>;
   private run: Run | undefined;
   private runs = 0;
   private readonly keys: AgentKeys;
@@ -46,15 +48,21 @@ export class AgentPanel implements vscode.Disposable {
     private readonly refusal: () => string | undefined,
   ) {
     this.keys = new AgentKeys(context.secrets);
-    context.subscriptions.push(
-      this.proposals,
-      vscode.window.registerWebviewPanelSerializer(AGENT_VIEW_TYPE, { deserializeWebviewPanel: async (panel) => this.attach(panel) }),
-    );
+    context.subscriptions.push(this.proposals);
+    this.shell = new WebviewShell(context, output, {
+      viewType: AGENT_VIEW_TYPE,
+      name: 'agent',
+      bundle: 'agent',
+      schema: ToHost,
+      receive: (msg) => this.receive(msg),
+      failed: (message) => this.post({ type: 'error', message }),
+      // The page keeps its own UI state and asks for the rest when it is ready.
+      restore: () => this.shell.load(),
+    });
   }
 
   show(): void {
-    if (this.panel) this.panel.reveal(undefined, false);
-    else this.attach(vscode.window.createWebviewPanel(AGENT_VIEW_TYPE, 'DDBench Agent', vscode.ViewColumn.Active, this.webviewOptions()));
+    this.shell.open(TITLE);
   }
 
   async setKey(): Promise<void> {
@@ -86,58 +94,35 @@ export class AgentPanel implements vscode.Disposable {
 
   dispose(): void {
     this.run?.abort.abort();
-    this.panel?.dispose();
+    this.shell.dispose();
   }
 
-  private attach(panel: vscode.WebviewPanel): void {
-    this.panel = panel;
-    panel.webview.options = this.webviewOptions();
-    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'icons', 'ddbench.svg');
-    const subscription = panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw));
-    panel.onDidDispose(() => {
-      subscription.dispose();
-      if (this.panel === panel) this.panel = undefined;
-    });
-    panel.webview.html = this.html(panel.webview);
-  }
-
-  private async receive(raw: unknown): Promise<void> {
-    const parsed = ToHost.safeParse(raw);
-    if (!parsed.success) {
-      this.output.appendLine(`[agent] ignored a malformed message from the panel: ${parsed.error.issues[0]?.message ?? ''}`);
-      return;
-    }
-    const msg = parsed.data;
-    try {
-      switch (msg.type) {
-        case 'ready':
-          return await this.init();
-        case 'saveSettings':
-          return await this.context.globalState.update(SETTINGS_KEY, msg.settings);
-        case 'setKey':
-          await this.keys.store(msg.key);
-          return await this.postKey();
-        case 'clearKey':
-          return await this.clearKey();
-        case 'start':
-          await this.context.globalState.update(SETTINGS_KEY, msg.settings);
-          return await this.start(msg.settings);
-        case 'stop':
-          return this.run?.abort.abort();
-        case 'showDiff':
-          return await this.proposals.show(this.keyFor(this.current().number, msg.attempt), `agent attempt ${msg.attempt}`);
-        case 'accept':
-        case 'reject':
-          return await this.review(msg.type === 'accept' ? 'accepted' : 'rejected', this.current().number, msg.attempt);
-        case 'openTrajectory': {
-          const file = this.run?.trajectory;
-          if (file) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true, viewColumn: vscode.ViewColumn.Beside });
-          return;
-        }
+  private async receive(msg: ToHost): Promise<void> {
+    switch (msg.type) {
+      case 'ready':
+        return await this.init();
+      case 'saveSettings':
+        return await this.context.globalState.update(SETTINGS_KEY, msg.settings);
+      case 'setKey':
+        await this.keys.store(msg.key);
+        return await this.postKey();
+      case 'clearKey':
+        return await this.clearKey();
+      case 'start':
+        await this.context.globalState.update(SETTINGS_KEY, msg.settings);
+        return await this.start(msg.settings);
+      case 'stop':
+        return this.run?.abort.abort();
+      case 'showDiff':
+        return await this.proposals.show(this.keyFor(this.current().number, msg.attempt), `agent attempt ${msg.attempt}`);
+      case 'accept':
+      case 'reject':
+        return await this.review(msg.type === 'accept' ? 'accepted' : 'rejected', this.current().number, msg.attempt);
+      case 'openTrajectory': {
+        const file = this.run?.trajectory;
+        if (file) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true, viewColumn: codeColumn() });
+        return;
       }
-    } catch (err) {
-      this.post({ type: 'error', message: errorMessage(err) });
-      reportError(this.output, `Agent panel: ${msg.type}`, err);
     }
   }
 
@@ -233,33 +218,6 @@ export class AgentPanel implements vscode.Disposable {
   }
 
   private post(msg: ToWebview): void {
-    void this.panel?.webview.postMessage(msg);
-  }
-
-  private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
-    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media')] };
-  }
-
-  private html(webview: vscode.Webview): string {
-    const media = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media');
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'agent.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'agent.css'));
-    const csp = `default-src 'none'; img-src ${webview.cspSource} data:; font-src ${webview.cspSource}; style-src ${webview.cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';`;
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>DDBench Agent</title>
-<link rel="stylesheet" nonce="${nonce}" href="${style.toString()}">
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>
-`;
+    this.shell.post(msg);
   }
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -11,10 +10,11 @@ import { buildReport, type BugInfo, type Report } from '../core/study/report';
 import { reportPage, REPORT_CSS } from '../core/study/report-html';
 import { workspaceRecordsDir } from '../core/study/store';
 import { ToHost, ViewState, type ComparisonSource, type ToView } from '../core/study/view-protocol';
-import { reportError } from './present';
 import type { StudySession } from './studyAttempt';
+import { WebviewShell } from './webview/shell';
 
 const COMPARISON_VIEW_TYPE = 'ddbench.comparison';
+const TITLE = 'Attempt Comparison';
 
 /**
  * The comparison of attempts in a webview: the current workspace's records, or records
@@ -23,25 +23,30 @@ const COMPARISON_VIEW_TYPE = 'ddbench.comparison';
  * the workspace's records as they are written.
  */
 export class ComparisonView implements vscode.Disposable {
-  private panel: vscode.WebviewPanel | undefined;
+  private readonly shell: WebviewShell<ToHost, ToView>;
   private source: ComparisonSource = { kind: 'workspace' };
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
-    private readonly context: vscode.ExtensionContext,
+    context: vscode.ExtensionContext,
     private readonly output: vscode.OutputChannel,
     private readonly catalog: () => Promise<Catalog>,
     private readonly workspace: () => WorkspaceInfo | undefined,
     private readonly study: StudySession,
   ) {
-    context.subscriptions.push(
-      vscode.window.registerWebviewPanelSerializer(COMPARISON_VIEW_TYPE, {
-        deserializeWebviewPanel: async (panel, state: unknown) => {
-          const saved = ViewState.safeParse(state);
-          this.attach(panel, saved.success ? saved.data.source : { kind: 'workspace' });
-        },
-      }),
-    );
+    this.shell = new WebviewShell(context, output, {
+      viewType: COMPARISON_VIEW_TYPE,
+      name: 'comparison',
+      bundle: 'comparison',
+      inlineStyle: WEBVIEW_COLOURS + REPORT_CSS,
+      schema: ToHost,
+      receive: (msg) => this.receive(msg),
+      restore: (state) => {
+        const saved = ViewState.safeParse(state);
+        this.source = saved.success ? saved.data.source : { kind: 'workspace' };
+        this.shell.load();
+      },
+    });
     const watcher = vscode.workspace.createFileSystemWatcher('**/.ddbench/records/*.jsonl');
     const changed = () => {
       if (this.source.kind === 'workspace') void this.post();
@@ -60,60 +65,30 @@ export class ComparisonView implements vscode.Disposable {
   }
 
   private open(source: ComparisonSource): void {
-    if (this.panel) {
-      this.source = source;
-      this.panel.reveal();
-      void this.post();
-      return;
-    }
-    this.attach(vscode.window.createWebviewPanel(COMPARISON_VIEW_TYPE, 'Attempt Comparison', vscode.ViewColumn.Active, this.options()), source);
-  }
-
-  private attach(panel: vscode.WebviewPanel, source: ComparisonSource): void {
-    this.panel?.dispose();
-    this.panel = panel;
     this.source = source;
-    panel.webview.options = this.options();
-    panel.webview.html = this.html(panel.webview);
-    const subs = [
-      panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),
-      panel.onDidDispose(() => {
-        if (this.panel === panel) this.panel = undefined;
-        for (const s of subs) s.dispose();
-      }),
-    ];
+    if (this.shell.open(TITLE)) void this.post();
   }
 
-  private async receive(raw: unknown): Promise<void> {
-    const msg = ToHost.safeParse(raw);
-    if (!msg.success) {
-      this.output.appendLine(`[comparison] ignored a malformed message from the view: ${msg.error.issues[0]?.message ?? ''}`);
-      return;
-    }
-    try {
-      switch (msg.data.type) {
-        case 'ready':
-        case 'refresh':
-          return await this.post();
-        case 'pickFolders':
-          return await this.pickFolders();
-        case 'exportHtml':
-          return await this.exportHtml();
-        case 'comparePatch': {
-          const id = msg.data.attemptId;
-          const record = loadRecords(this.paths()).attempts.find((a) => a.id === id);
-          if (!record) throw new UserError('that attempt is no longer in the records');
-          return await this.study.compareRecord(record);
-        }
+  private async receive(msg: ToHost): Promise<void> {
+    switch (msg.type) {
+      case 'ready':
+      case 'refresh':
+        return await this.post();
+      case 'pickFolders':
+        return await this.pickFolders();
+      case 'exportHtml':
+        return await this.exportHtml();
+      case 'comparePatch': {
+        const id = msg.attemptId;
+        const record = loadRecords(this.paths()).attempts.find((a) => a.id === id);
+        if (!record) throw new UserError('that attempt is no longer in the records');
+        return await this.study.compareRecord(record);
       }
-    } catch (err) {
-      reportError(this.output, 'Comparison', err);
     }
   }
 
   private async post(): Promise<void> {
-    const panel = this.panel;
-    if (!panel) return;
+    if (!this.shell.panel) return;
     let msg: ToView;
     try {
       const report = await this.report();
@@ -122,7 +97,7 @@ export class ComparisonView implements vscode.Disposable {
     } catch (err) {
       msg = { type: 'error', message: err instanceof Error ? err.message : String(err) };
     }
-    await panel.webview.postMessage(msg);
+    this.shell.post(msg);
   }
 
   private async report(): Promise<Report> {
@@ -153,24 +128,8 @@ export class ComparisonView implements vscode.Disposable {
     void vscode.window.showInformationMessage(`DDBench: report saved to ${target.fsPath}`);
   }
 
-  private options(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
-    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media')] };
-  }
-
-  /** Strict CSP: only the nonce'd bundle runs and only the nonce'd style applies; nothing loads from the network. */
-  private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media', 'comparison.js'));
-    const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';`;
-    return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style nonce="${nonce}">${WEBVIEW_COLOURS}${REPORT_CSS}</style></head>
-<body><div id="app"><p>Loading the records…</p></div><script nonce="${nonce}" src="${script.toString()}"></script></body></html>`;
-  }
-
   dispose(): void {
-    this.panel?.dispose();
+    this.shell.dispose();
     for (const s of this.subscriptions) s.dispose();
   }
 }

@@ -6,7 +6,6 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { DDBENCH_DIR } from '../core/paths';
@@ -14,20 +13,20 @@ import type { Event } from '../core/events/event';
 import { UserError } from '../core/errors';
 import { LiveRun } from '../core/timeline/live';
 import { TimelineModel, type RunSource } from '../core/timeline/model';
-import { timelinePage } from '../core/timeline/page';
-import { migrateUiState } from '../core/timeline/protocol';
+import { migrateUiState, ToHost, type ToWebview } from '../core/timeline/protocol';
 import { listTrials, loadRun } from '../core/timeline/runs';
 import { trialLabel } from '../core/verify/format';
 import { TimelineSession } from '../core/timeline/session';
 import type { ClusterSession } from './clusterSession';
 import { errorMessage, reportError } from './present';
+import { codeColumn } from './webview/group';
+import { WebviewShell } from './webview/shell';
 
 export const TIMELINE_VIEW_TYPE = 'ddbench.timeline';
 
 const PICK_FILES = 'Events or log files…';
 
 interface Shown {
-  panel: vscode.WebviewPanel;
   model: TimelineModel;
   session: TimelineSession;
   live: LiveRun | undefined;
@@ -36,18 +35,24 @@ interface Shown {
 
 export class TimelinePanel implements vscode.Disposable {
   private shown: Shown | undefined;
+  private readonly shell: WebviewShell<ToHost, ToWebview>;
 
   constructor(
-    private readonly context: vscode.ExtensionContext,
+    context: vscode.ExtensionContext,
     private readonly output: vscode.OutputChannel,
     private readonly clusters: ClusterSession,
     private readonly workspace: () => WorkspaceInfo | undefined,
   ) {
-    context.subscriptions.push(
-      vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
-        deserializeWebviewPanel: (panel, state: unknown) => this.restore(panel, state),
-      }),
-    );
+    this.shell = new WebviewShell(context, output, {
+      viewType: TIMELINE_VIEW_TYPE,
+      name: 'timeline',
+      bundle: 'timeline',
+      schema: ToHost,
+      // The session checks the protocol version of `ready` and answers nothing before it.
+      receive: (msg) => this.shown?.session.receive(msg),
+      restore: (state) => this.restore(state),
+      closed: () => this.forget(),
+    });
   }
 
   /**
@@ -91,7 +96,7 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.shown?.panel.dispose();
+    this.shell.dispose();
   }
 
   private async chooseRun(title: string): Promise<RunSource | undefined> {
@@ -138,28 +143,15 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   /** Shows runs in the panel, creating it if needed; a live run keeps updating until its cluster stops. */
-  private async show(runs: RunSource[], live?: LiveRun, existing?: vscode.WebviewPanel): Promise<void> {
-    const previous = this.shown;
-    this.shown = undefined;
-    previous?.live?.dispose();
-    previous?.subscriptions.forEach((d) => d.dispose());
-    const panel = existing ?? previous?.panel ?? vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'Timeline', vscode.ViewColumn.Active, this.webviewOptions());
-    panel.webview.options = this.webviewOptions();
-    panel.title = `Timeline: ${runs[0].label}`;
+  private async show(runs: RunSource[], live?: LiveRun): Promise<void> {
+    this.forget();
     const model = new TimelineModel(runs, { title: runs[0].label, live: live !== undefined, capabilities: { openSource: true, compare: true } });
-    const session = new TimelineSession(model, (msg) => void panel.webview.postMessage(msg), {
-      openSource: (event, inputs) => this.openSource(event, inputs, panel),
+    const session = new TimelineSession(model, (msg) => this.shell.post(msg), {
+      openSource: (event, inputs) => this.openSource(event, inputs),
       compare: (stop) => this.compare(stop),
       log: (message) => this.output.appendLine(`[timeline] ${message}`),
     });
     const subscriptions = [
-      panel.webview.onDidReceiveMessage((msg: unknown) => session.receive(msg)),
-      panel.onDidDispose(() => {
-        if (this.shown?.panel !== panel) return;
-        this.shown.live?.dispose();
-        this.shown.subscriptions.forEach((d) => d.dispose());
-        this.shown = undefined;
-      }),
       this.clusters.onDidChange(() => {
         if (live === undefined || this.clusters.running !== undefined || this.shown?.live !== live) return;
         live.dispose();
@@ -167,10 +159,17 @@ export class TimelinePanel implements vscode.Disposable {
         session.update();
       }),
     ];
-    this.shown = { panel, model, session, live, subscriptions };
+    this.shown = { model, session, live, subscriptions };
     // A fresh page: the webview says `ready` again and gets the new data.
-    panel.webview.html = this.html(panel.webview, runs[0].label);
-    panel.reveal(undefined, false);
+    if (this.shell.open(`Timeline: ${runs[0].label}`)) this.shell.load();
+  }
+
+  /** Ends what the panel showed (a live run stops updating). */
+  private forget(): void {
+    const shown = this.shown;
+    this.shown = undefined;
+    shown?.live?.dispose();
+    shown?.subscriptions.forEach((d) => d.dispose());
   }
 
   private liveChanged(run: RunSource): void {
@@ -195,7 +194,7 @@ export class TimelinePanel implements vscode.Disposable {
    * Source paths in events are relative to the workspace the run belongs to: the
    * folder holding the run's `.ddbench`, else an open workspace folder that has the file.
    */
-  private async openSource(event: Event, inputs: readonly string[], panel: vscode.WebviewPanel): Promise<void> {
+  private async openSource(event: Event, inputs: readonly string[]): Promise<void> {
     const src = event.src;
     if (src === undefined) throw new UserError('this event has no source location');
     const roots: string[] = [];
@@ -208,44 +207,25 @@ export class TimelinePanel implements vscode.Disposable {
     const line = Math.max(0, src.line - 1);
     await vscode.window.showTextDocument(vscode.Uri.file(file), {
       selection: new vscode.Range(line, 0, line, 0),
-      viewColumn: panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One,
+      viewColumn: codeColumn(),
       preserveFocus: false,
       preview: true,
     });
   }
 
   /** After a window reload: reopen what the panel showed, from the inputs its state remembers. */
-  private async restore(panel: vscode.WebviewPanel, raw: unknown): Promise<void> {
+  private async restore(raw: unknown): Promise<void> {
     const inputs = migrateUiState(raw).inputs ?? [];
     const usable = inputs.filter((files) => files.length > 0 && files.every((f) => fs.existsSync(f)));
     if (usable.length === 0 || usable.length !== inputs.length) {
-      panel.webview.html = `<!DOCTYPE html><html><body><p>The run this timeline showed is no longer there. Use <b>DDBench: Show Timeline</b> to open another.</p></body></html>`;
+      this.shell.notice('The run this timeline showed is no longer there. Use "DDBench: Show Timeline" to open another.');
       return;
     }
     try {
-      await this.show(await Promise.all(usable.map((files) => loadRun(files))), undefined, panel);
+      await this.show(await Promise.all(usable.map((files) => loadRun(files))));
     } catch (err) {
       reportError(this.output, 'Restoring the timeline', err);
-      panel.webview.html = `<!DOCTYPE html><html><body><p>The timeline could not be restored: ${escape(errorMessage(err))}</p></body></html>`;
+      this.shell.notice(`The timeline could not be restored: ${errorMessage(err)}`);
     }
   }
-
-  private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
-    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media')] };
-  }
-
-  private html(webview: vscode.Webview, title: string): string {
-    const media = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media');
-    return timelinePage({
-      title,
-      nonce: randomBytes(16).toString('base64'),
-      cspSource: webview.cspSource,
-      script: { src: webview.asWebviewUri(vscode.Uri.joinPath(media, 'timeline.js')).toString() },
-      style: { href: webview.asWebviewUri(vscode.Uri.joinPath(media, 'timeline.css')).toString() },
-    });
-  }
-}
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -15,7 +15,7 @@ import { AttemptRecord, StudyLine } from '../../src/core/study/schema';
 import { ATTEMPTS_FILE, workspaceRecordsDir } from '../../src/core/study/store';
 import { allText, call, KEY } from '../support/agent-fixture';
 import { ScriptedOpenAIServer } from '../support/scripted-openai-server';
-import { prepareSuite, reloadWindow, runCommand, waitUntil, UI_TIMEOUT, Workbench } from '../support/workbench';
+import { prepareSuite, reloadWindow, runCommand, waitUntil, webviewFrame, UI_TIMEOUT, Workbench } from '../support/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-agent');
@@ -139,6 +139,11 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
     await waitUntil('the panel to keep the focus', () => page.locator('.editor-group-container.active .tab.active').innerText(), (t) => t.includes('DDBench Agent'), UI_TIMEOUT);
     assert.equal(fs.readFileSync(path.join(ws, file), 'utf8').includes(fix), false, 'nothing reaches the workspace before Accept');
     await wb!.screenshot('diff-opened');
+    // The README's picture shows the run, so the settings are folded away for it.
+    const settings = panel.locator('details.settings > summary');
+    await settings.click();
+    await wb!.docScreenshot('agent-panel');
+    await settings.click();
 
     // The person edits the agent's version before accepting it.
     await page.locator('.monaco-diff-editor .editor.modified .view-lines').first().click();
@@ -190,16 +195,7 @@ describe('e2e: the agent panel (code-server + headless Chromium + scripted endpo
   });
 });
 
-/** The agent panel's frame (webviews are nested iframes; the ISSUE.md preview is one too). */
-async function agentFrame(wb: Workbench): Promise<Frame> {
-  const found = await waitUntil(
-    'the agent panel',
-    async () => {
-      for (const f of wb.page.frames()) if (await f.$('#app details.settings').catch(() => null)) return f;
-      return undefined;
-    },
-    (f) => f !== undefined,
-    UI_TIMEOUT,
-  );
-  return found!;
+/** The agent panel's frame. */
+function agentFrame(wb: Workbench): Promise<Frame> {
+  return webviewFrame(wb.page, 'the agent panel', '#app details.settings');
 }

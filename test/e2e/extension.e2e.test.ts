@@ -9,6 +9,7 @@ import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import type { CodeServerDirs } from '../support/code-server';
 import {
   collectTreeLabels,
+  ddbenchWebview,
   editorText,
   focusView,
   prepareSuite,
@@ -113,6 +114,8 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     await page.keyboard.press('Control+Shift+E');
     await treeRows(page.locator('.part.sidebar .explorer-folders-view')).filter({ hasText: 'ISSUE.md' }).first().waitFor({ timeout: UI_TIMEOUT });
     await screenshot('bug-workspace');
+    await focusView(page, 'Bugs');
+    await wb!.docScreenshot('bugs-view');
   });
 
   describe('in the bug workspace', () => {
@@ -133,8 +136,9 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     });
 
     it('Launch Cluster (the Cluster view\'s welcome button) starts every node', async () => {
-      await page.locator('.part.activitybar [aria-label="DDBench"]').first().click();
-      await clusterPane().getByRole('button', { name: 'Launch Cluster' }).click();
+      await focusView(page, 'Cluster');
+      // The welcome button; the focused view's title bar has a Launch Cluster action too.
+      await clusterPane().locator('.monaco-button', { hasText: 'Launch Cluster' }).click();
       await waitForNodes('every node running', (n) => new RegExp(`^${n} running$`));
       await waitForStatusBar(`${system} ${nodes.length}/${nodes.length} running`);
       await screenshot('cluster-running');
@@ -206,7 +210,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
     });
 
     /** The timeline webview's page (VS Code nests it in two iframes). */
-    const timelineFrame = () => page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+    const timelineFrame = () => ddbenchWebview(page);
     const timelineHook = () =>
       timelineFrame()
         .locator('body')
@@ -224,8 +228,15 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       assert.ok(hook.rows.includes('harness'));
       assert.ok(hook.counts.arrows > 0 && (hook.stats?.arrows ?? 0) > 0, 'message arrows');
       assert.deepEqual(hook.errors, []);
-      assert.match(await page.locator('.tabs-container .tab.active').innerText(), /Timeline: .* · seed \d+/);
-      await screenshot('timeline');
+      assert.match(await page.locator('.editor-group-container.active .tab.active').innerText(), /Timeline: .* · seed \d+/);
+      // Redrawn at the new size: two frames for the resize to reach the page, then no request in flight.
+      const redrawn = () => timelineFrame().locator('body').evaluate(async () => {
+        for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+        await window.__ddbenchTimeline?.idle();
+      });
+      // The picture is of the timeline, so the reproducer's output makes room for it.
+      await runCommand(page, 'View: Hide Panel');
+      await wb!.docScreenshot('timeline', { maximized: true, settle: redrawn });
     });
 
     it('the timeline jumps to an event\'s source line in the editor', async () => {

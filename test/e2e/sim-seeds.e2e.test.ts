@@ -13,6 +13,7 @@ import { openWorkspace } from '../../src/core/bugs/workspace';
 import { replayWorkspaceSeed, simulateWorkspace } from '../../src/core/sim/workspace';
 import {
   collectTreeLabels,
+  ddbenchWebview,
   focusView,
   prepareSuite,
   pickQuickItem,
@@ -43,7 +44,7 @@ describe('e2e: simulated seeds in the editor (code-server + headless Chromium)',
   let scenario: string;
   const screenshot = async (name: string): Promise<void> => wb?.screenshot(name);
   const seedsPane = () => sidebarPane(page, 'Simulated Seeds');
-  const timelineFrame = () => page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+  const timelineFrame = () => ddbenchWebview(page);
   const timelineHook = () =>
     timelineFrame()
       .locator('body')

@@ -11,7 +11,7 @@ import { openWorkspace } from '../../src/core/bugs/workspace';
 import { loadRecords } from '../../src/core/study/collect';
 import { consentHash } from '../../src/core/study/participant';
 import { workspaceRecordsDir } from '../../src/core/study/store';
-import { prepareSuite, pickQuickItem, runCommand, UI_TIMEOUT, waitUntil, Workbench } from '../support/workbench';
+import { prepareSuite, pickQuickItem, runCommand, UI_TIMEOUT, webviewFrame, Workbench } from '../support/workbench';
 
 const root = path.resolve(__dirname, '..', '..');
 const artifacts = path.join(root, 'test-artifacts', 'e2e-study');
@@ -118,20 +118,11 @@ describe('e2e: a study attempt in the editor (code-server + headless Chromium)',
     await view.getByText('1 finished attempt(s) from 1 file(s)').waitFor({ timeout: UI_TIMEOUT });
     assert.match(await view.locator('table.grid').first().innerText(), /people\s+100% \(1\/1\)/);
     assert.equal(await view.locator('svg[role="img"]').count() > 0, true, 'charts are drawn');
-    await screenshot('comparison');
+    await wb!.docScreenshot('comparison', { maximized: true });
   });
 });
 
-/** The comparison view's frame (webviews are nested iframes). */
-async function comparisonFrame(page: Page): Promise<Frame> {
-  const found = await waitUntil(
-    'the comparison view',
-    async () => {
-      for (const f of page.frames()) if (await f.$('#app .ddbench-report').catch(() => null)) return f;
-      return undefined;
-    },
-    (f) => f !== undefined,
-    UI_TIMEOUT,
-  );
-  return found!;
+/** The comparison view's frame. */
+function comparisonFrame(page: Page): Promise<Frame> {
+  return webviewFrame(page, 'the comparison view', '#app .ddbench-report');
 }

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserServer, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserServer, type Frame, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { CodeServer, codeServerBin, installExtension, writeUserSettings, type CodeServerDirs } from './code-server';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -15,6 +15,15 @@ const root = path.resolve(__dirname, '..', '..');
  * A bound on waiting for a state, never a measure of speed.
  */
 export const UI_TIMEOUT = Number(process.env.DDBENCH_E2E_UI_TIMEOUT_MS ?? '') || 90_000;
+
+/** The window size of the README's screenshots. */
+const DOC_SCREEN = { width: 1280, height: 800 };
+
+/**
+ * Where the README's screenshots are written besides the artifacts, when set:
+ * DDBENCH_SCREENSHOTS=docs/images (relative to the repository).
+ */
+const docsImages = process.env.DDBENCH_SCREENSHOTS ? path.resolve(root, process.env.DDBENCH_SCREENSHOTS) : undefined;
 
 export function chromiumPath(): string {
   return process.env.DDBENCH_CHROMIUM ?? '/usr/bin/chromium';
@@ -144,10 +153,64 @@ export class Workbench {
     await this.page.screenshot({ path: path.join(this.artifacts, `${String(++this.shots).padStart(2, '0')}-${name}.png`) }).catch(() => undefined);
   }
 
+  /**
+   * A screenshot the README shows, taken with the window at 1280x800: in the
+   * artifacts like any other, and as `<name>.png` in DDBENCH_SCREENSHOTS when that is
+   * set. With `maximized`, the active editor group fills the editor area (there are two groups) for the
+   * picture; `settle` waits for what the new size changes (a webview's redraw).
+   * The window is restored after.
+   */
+  async docScreenshot(name: string, opts: { maximized?: boolean; settle?: () => Promise<unknown> } = {}): Promise<void> {
+    const size = this.page.viewportSize();
+    // Toasts (a reproducer's verdict, say) would cover part of the picture.
+    await runCommand(this.page, 'Notifications: Clear All Notifications');
+    if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximize Editor Group');
+    await this.page.setViewportSize(DOC_SCREEN);
+    // The pointer on the empty title bar, between the command centre and the layout buttons (a hover would cover the picture).
+    await this.page.mouse.move(1040, 16);
+    await nextFrames(this.page);
+    await opts.settle?.();
+    await this.screenshot(name);
+    if (docsImages !== undefined) {
+      fs.mkdirSync(docsImages, { recursive: true });
+      await this.page.screenshot({ path: path.join(docsImages, `${name}.png`) });
+    }
+    if (size !== null) await this.page.setViewportSize(size);
+    if (opts.maximized) await runCommand(this.page, 'View: Toggle Maximize Editor Group');
+    await nextFrames(this.page);
+  }
+
   async close(): Promise<void> {
     await closeBrowser(this.headless);
     await this.server.stop();
   }
+}
+
+/**
+ * The page of the DDBench webview on screen (VS Code nests it in two iframes; other
+ * extensions' webviews, the ISSUE.md preview say, can be on screen beside it).
+ */
+export function ddbenchWebview(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview[src*="extensionId=ddbench.ddbench"]').frameLocator('iframe#active-frame');
+}
+
+/** The frame of the webview page that has `selector`, once there is one. */
+export async function webviewFrame(page: Page, what: string, selector: string): Promise<Frame> {
+  const found = await waitUntil(
+    what,
+    async () => {
+      for (const f of page.frames()) if (await f.$(selector).catch(() => null)) return f;
+      return undefined;
+    },
+    (f) => f !== undefined,
+    UI_TIMEOUT,
+  );
+  return found!;
+}
+
+/** Two frames of the workbench, by which it has laid itself out for a change of size or layout. */
+async function nextFrames(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
 
 export async function waitForWorkbench(page: Page): Promise<void> {
