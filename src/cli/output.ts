@@ -1,17 +1,18 @@
 import { UserError } from '../core/errors';
+import { redact } from '../core/secrets';
 
 /** Machine output: one JSON document on stdout. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(redact(JSON.stringify(value, null, 2)) + '\n');
 }
 
 /** Human output goes to stdout; progress goes to stderr so `--json` stdout stays clean. */
 export function say(line = ''): void {
-  process.stdout.write(line + '\n');
+  process.stdout.write(redact(line) + '\n');
 }
 
 export function progress(line: string): void {
-  process.stderr.write(line + '\n');
+  process.stderr.write(redact(line) + '\n');
 }
 
 /**
@@ -36,10 +37,10 @@ export async function runCommand(body: () => Promise<number>): Promise<void> {
     process.exitCode = await body();
   } catch (err) {
     if (err instanceof UserError) {
-      process.stderr.write(`ddbench: ${err.message}\n`);
+      process.stderr.write(redact(`ddbench: ${err.message}`) + '\n');
       process.exitCode = EXIT.usage;
     } else {
-      process.stderr.write(`ddbench: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(redact(`ddbench: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`) + '\n');
       process.exitCode = EXIT.internal;
     }
   }

@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { KeyStatus } from '../core/agent/panel-protocol';
+import { addSecret } from '../core/secrets';
 
 const SECRET_ID = 'ddbench.agent.apiKey';
 
@@ -15,8 +16,11 @@ export class AgentKeys {
 
   constructor(private readonly secrets: vscode.SecretStorage) {}
 
+  /** The key, also registered for redaction (core/secrets.ts) wherever it came from. */
   async resolve(envVar: string): Promise<string | undefined> {
-    return (await this.stored()) ?? this.sessionKey ?? (process.env[envVar] || undefined);
+    const key = (await this.stored()) ?? this.sessionKey ?? (process.env[envVar] || undefined);
+    addSecret(key);
+    return key;
   }
 
   async status(envVar: string): Promise<KeyStatus> {

@@ -11,6 +11,7 @@ import { COMMANDS, CONTEXT_KEYS, VIEWS, type CommandName } from './commands';
 import { attachDebugger, pickIsolated, resolveNode } from './nodeActions';
 import { openBug, showPendingIssue } from './openBug';
 import { reportError } from './present';
+import { createRedactingOutputChannel } from './redactingOutput';
 import { ReproducerRuns } from './reproducer';
 import { parseSettings } from './settings';
 import { ClusterStatusBar } from './statusBar';
@@ -33,7 +34,7 @@ export interface DDBenchApi {
 }
 
 export function activate(context: vscode.ExtensionContext): DDBenchApi {
-  const output = vscode.window.createOutputChannel('DDBench');
+  const output = createRedactingOutputChannel('DDBench');
   const settings = () => parseSettings((key) => vscode.workspace.getConfiguration().get(key));
   const store = new CatalogStore((problem) => output.appendLine(`[bug set] ${problem}`));
   const session = new ClusterSession();

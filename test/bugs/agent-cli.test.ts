@@ -1,25 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { packageRoot } from '../../src/core/paths';
 import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, openTestWorkspace } from '../support/agent-fixture';
+import { ddbenchBuilt } from '../support/cli';
 import { liveHostProcesses } from '../support/processes';
 import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../support/scripted-openai-server';
 
-const cli = path.join(packageRoot(), 'bin', 'ddbench.js');
-
-/** Runs the CLI without blocking this process, which serves the scripted endpoint. */
-function ddbench(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, OPENAI_API_KEY: undefined, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const ddbench = (args: string[], env: Record<string, string | undefined>) => ddbenchBuilt(args, { DDBENCH_BUGS: AGENT_BUGSET, OPENAI_API_KEY: undefined, ...env });
 
 /** `ddbench agent` as a user runs it, against a scripted OpenAI-compatible server. */
 describe('ddbench agent (CLI)', function () {

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { packageRoot } from '../../src/core/paths';
 
@@ -6,4 +6,16 @@ import { packageRoot } from '../../src/core/paths';
 export function ddbenchFromSource(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(packageRoot(), 'src', 'cli', 'main.ts'), ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The built CLI (bin/ddbench.js) with `env` over this process's, without blocking this process (which may serve what the CLI calls). */
+export function ddbenchBuilt(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'ddbench.js'), ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { changedFiles } from '../patch/unified';
+import { addSecret, redact } from '../secrets';
 import { loadCatalog, type Catalog } from '../bugs/catalog';
 import { resolveWorkspace, type ResolvedWorkspace } from '../bugs/workspace';
 import { newRunId, runsDir } from '../bugs/runs';
@@ -62,6 +63,8 @@ const verifyPatch: Verifier = (ws, file, opts) => verifyFix(ws.info.dir, { kind:
  */
 export async function runAgent(opts: AgentRunOptions, given: Partial<AgentCollaborators> = {}): Promise<AgentResult> {
   const settings = AgentSettings.parse(opts.settings);
+  // The key goes to the HTTP client only; whatever else meets it (an echo in an error, a log) is redacted.
+  addSecret(opts.apiKey);
   const ws = await resolveWorkspace(opts.workspace, given.catalog ?? (await loadCatalog()));
   const collaborators: Collaborators = {
     model: given.model ?? new ChatClient({ ...settings, apiKey: opts.apiKey }),
@@ -113,7 +116,7 @@ class AgentSession {
   ) {
     this.tools = toolsFor(settings.condition);
     this.backend = backendOptions({ backend: settings.backend, image: settings.dockerImage });
-    this.trajectory = new TrajectoryWriter(path.join(runDir, 'trajectory.jsonl'), opts.apiKey ? [opts.apiKey] : []);
+    this.trajectory = new TrajectoryWriter(path.join(runDir, 'trajectory.jsonl'));
     this.budget = new EvidenceBudget(settings.evidenceBudgetTokens);
     this.evidence = settings.condition === 'context-augmented' ? new EvidenceRuns(ws.system, ws.bug.manifest.reproducer.scenario, runDir, collaborators.evidence, this.backend) : undefined;
     this.price = priceOf(settings.model, { ...DEFAULT_PRICES, ...settings.prices });
@@ -254,7 +257,8 @@ class AgentSession {
     // Checked per call: a reply may hold several submits, and each would be verified.
     const max = this.settings.limits.maxAttempts;
     if (this.attempts.length >= max) throw new ToolError(`the attempt limit (${max}) is reached; this submission was not verified`);
-    const patch = this.scratch.diff();
+    // Redacted at its source, so every copy (attempt and patch files, records, the verified tree) is.
+    const patch = redact(this.scratch.diff());
     if (!patch.trim()) throw new ToolError('your working copy has no changes to src/ yet; make your fix with propose_edit first');
     const n = this.attempts.length + 1;
     this.emit({ type: 'verifying', attempt: n });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BACKENDS } from '../cluster/types';
 import { UserError } from '../errors';
+import { addSecret } from '../secrets';
 import { PriceTable } from './pricing';
 
 export const CONDITIONS = ['symptom-only', 'context-augmented'] as const;
@@ -97,6 +98,7 @@ export interface Endpoint {
 export function endpointFromEnv(o: { baseUrl?: string; apiKeyEnv?: string }, env: NodeJS.ProcessEnv = process.env): Endpoint {
   const apiKeyEnv = o.apiKeyEnv ?? AGENT_DEFAULTS.apiKeyEnv;
   const apiKey = env[apiKeyEnv] || undefined;
+  addSecret(apiKey);
   if (o.apiKeyEnv && !apiKey) throw new UserError(`--api-key-env ${o.apiKeyEnv}: that environment variable is not set`);
   return { baseUrl: o.baseUrl ?? env[AGENT_DEFAULTS.baseUrlEnv] ?? AGENT_DEFAULTS.baseUrl, apiKey, apiKeyEnv };
 }

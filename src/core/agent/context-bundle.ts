@@ -10,6 +10,7 @@ import { queryEvents } from '../events/query';
 import type { ResolvedWorkspace } from '../bugs/workspace';
 import { runsDir } from '../bugs/runs';
 import { newRunId } from '../bugs/runs';
+import { redact } from '../secrets';
 import type { TrialResult } from '../scenario/verdict';
 import type { EvidenceBudget } from './budget';
 import { eventLine, trialHeadline, type EvidenceRunner, type EvidenceRuns } from './tools/evidence-runs';
@@ -44,7 +45,7 @@ export async function captureFailure(ws: ResolvedWorkspace, runTrials: EvidenceR
       trial = r.trials[0] ?? trial;
     }
     if (!trial) throw new Error('the reproducer ran no trial on the buggy code');
-    fs.writeFileSync(record, JSON.stringify({ bugId: ws.bug.id, trial }, null, 2) + '\n');
+    fs.writeFileSync(record, redact(JSON.stringify({ bugId: ws.bug.id, trial }, null, 2)) + '\n');
     return trial;
   } finally {
     fs.rmSync(code, { recursive: true, force: true });

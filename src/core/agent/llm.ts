@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { UserError } from '../errors';
+import { redact } from '../secrets';
 import { AGENT_DEFAULTS } from './config';
 import type { StreamDelta } from './events';
 import type { Usage } from './pricing';
@@ -48,7 +49,8 @@ export class LlmError extends UserError {
     message: string,
     readonly status?: number,
   ) {
-    super(message);
+    // Endpoints may echo the key in what they say; these messages reach records and output.
+    super(redact(message));
     this.name = 'LlmError';
   }
 

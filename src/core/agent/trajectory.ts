@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
+import { redact } from '../secrets';
 import { AgentResult, Attempt } from './events';
 
 /**
@@ -68,16 +69,11 @@ type Unstamped = TrajectoryRecord extends infer R ? (R extends TrajectoryRecord 
 export class TrajectoryWriter {
   private readonly started = Date.now();
 
-  /** `secrets` are scrubbed from every line, in case one ever reaches a message. */
-  constructor(
-    readonly file: string,
-    private readonly secrets: readonly string[],
-  ) {}
+  constructor(readonly file: string) {}
 
+  /** Redacted (secrets.ts), in case a secret ever reaches a message. */
   write(record: Unstamped): void {
-    let line = JSON.stringify({ ...record, t: Date.now() - this.started });
-    for (const s of this.secrets) if (s) line = line.split(s).join('[redacted]');
-    fs.appendFileSync(this.file, line + '\n');
+    fs.appendFileSync(this.file, redact(JSON.stringify({ ...record, t: Date.now() - this.started })) + '\n');
   }
 }
 
@@ -85,7 +81,7 @@ export class TrajectoryWriter {
 export function appendToTrajectory(file: string, record: Unstamped): void {
   const first = readTrajectory(file).records[0];
   const started = first?.type === 'start' ? Date.parse(first.time) : Date.now();
-  fs.appendFileSync(file, JSON.stringify({ ...record, t: Date.now() - started }) + '\n');
+  fs.appendFileSync(file, redact(JSON.stringify({ ...record, t: Date.now() - started })) + '\n');
 }
 
 /** Reads a trajectory, each line checked; a bad line is reported with its number, never fatal. */

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { Event, type EventInput } from '../events/event';
+import { redactJson } from '../secrets';
 import { EventFanout } from './event-fanout';
 
 /**
@@ -22,8 +23,9 @@ export class EventLog extends EventFanout {
     for (const e of this.events()) file.write(JSON.stringify(e) + '\n');
   }
 
+  /** Redacted before it is kept, so no reader (file, node_logs, timeline) sees a secret a node printed. */
   add(input: EventInput): Event {
-    const event: Event = { id: this.nextId(), ...input };
+    const event: Event = redactJson({ id: this.nextId(), ...input });
     this.file?.write(JSON.stringify(event) + '\n');
     return this.publish(event);
   }

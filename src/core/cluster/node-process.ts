@@ -6,7 +6,8 @@ export interface NodeProcessOptions {
   node: string;
   hostPath: string;
   cwd: string;
-  env: NodeJS.ProcessEnv;
+  /** The live host's own variables (runtime/host-env.ts); nothing of the harness's environment is passed on. */
+  env: Record<string, string>;
   inspectPort?: number;
   /** Microseconds since the run started, for events made from raw output lines. */
   now(): number;
@@ -20,13 +21,26 @@ export interface NodeProcess {
   closed: Promise<NodeExit>;
 }
 
+/**
+ * A node's whole environment: what the live host reads and nothing else, so the code
+ * under test never sees the harness's (API keys, tokens, the bug set's location).
+ */
+export function nodeEnv(hostEnv: Record<string, string>): Record<string, string> {
+  return {
+    // Windows' socket library fails to load without it.
+    ...(process.platform === 'win32' && process.env.SystemRoot !== undefined && { SystemRoot: process.env.SystemRoot }),
+    ...hostEnv,
+    // Inside VS Code, execPath is Electron, which acts as plain Node only with this set.
+    ELECTRON_RUN_AS_NODE: '1',
+  };
+}
+
 /** Spawns one live host in its own process group; its output becomes events (node-output.ts). */
 export function spawnNodeProcess(opts: NodeProcessOptions): NodeProcess {
   const inspect = opts.inspectPort === undefined ? [] : [`--inspect=127.0.0.1:${opts.inspectPort}`];
   const child = spawn(process.execPath, [...inspect, opts.hostPath], {
     cwd: opts.cwd,
-    // Inside VS Code, execPath is Electron, which acts as plain Node only with this set.
-    env: { ...opts.env, ELECTRON_RUN_AS_NODE: '1' },
+    env: nodeEnv(opts.env),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

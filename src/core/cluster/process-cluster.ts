@@ -71,7 +71,7 @@ export class ProcessCluster extends LiveCluster<ProcessNode> {
       hostPath,
       cwd: this.opts.sourceDir,
       inspectPort,
-      env: { ...process.env, ...env },
+      env,
       now: () => this.now(),
       onEvent: (e) => this.onNodeEvent(slot, e),
     });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { EventInput } from '../events/event';
 import { readLines } from '../../runtime/ndjson';
 import { decodeFrame, encodeFrame, ToRouterFrame, type FromRouterFrame, type HelloFrame, type MsgFrame } from '../../runtime/wire';
+import { redact } from '../secrets';
 import { FaultPath, faultEvent, type FaultAction } from './fault-path';
 import { FaultTable } from './fault-table';
 import { decideFaults } from './link-faults';
@@ -203,6 +204,6 @@ export class Router {
 
   private write(action: RecordAction, msg: MsgFrame, extra: Record<string, unknown>): void {
     const { msgId, from, to, type } = msg;
-    this.record?.write(JSON.stringify({ ts: this.opts.now(), action, msgId, from, to, type, ...extra }) + '\n');
+    this.record?.write(redact(JSON.stringify({ ts: this.opts.now(), action, msgId, from, to, type, ...extra })) + '\n');
   }
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import type { Cluster } from '../cluster/types';
 import type { Json } from '../../runtime/types';
+import { redact } from '../secrets';
 
 /** What each node's debug-state endpoint said when a trial ended, or why it could not say. */
 export type StateSnapshot = Record<string, { state: Json } | { error: string }>;
@@ -23,5 +24,5 @@ export async function writeStateSnapshot(cluster: Cluster, nodes: readonly strin
     }),
   );
   const snapshot: StateSnapshot = Object.fromEntries(entries);
-  fs.writeFileSync(file, JSON.stringify(snapshot, null, 2) + '\n');
+  fs.writeFileSync(file, redact(JSON.stringify(snapshot, null, 2)) + '\n');
 }

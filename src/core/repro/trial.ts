@@ -4,6 +4,7 @@ import { createCluster, type BackendOptions } from '../cluster';
 import type { Json } from '../../runtime/types';
 import type { SystemEntry } from '../bugs/catalog';
 import { scenarioFile } from '../bugs/catalog';
+import { redact } from '../secrets';
 import { backendFor } from '../cluster/backend';
 import { clusterContext } from '../scenario/context';
 import { loadScenario } from '../scenario/loader';
@@ -62,7 +63,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     if (spec.captureState && cluster) await writeStateSnapshot(cluster, spec.system.manifest.nodes, path.join(spec.runDir, STATE_FILE));
     await cluster?.stop();
   }
-  fs.writeFileSync(path.join(spec.runDir, 'trial.json'), JSON.stringify(result, null, 2) + '\n');
+  fs.writeFileSync(path.join(spec.runDir, 'trial.json'), redact(JSON.stringify(result, null, 2)) + '\n');
   return result;
 }
 

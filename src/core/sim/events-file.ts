@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Event } from '../events/event';
+import { redact } from '../secrets';
 
-/** The events as an events.jsonl file holds them, one JSON object a line. */
+/** The events as an events.jsonl file holds them, one JSON object a line, redacted (secrets.ts). */
 function lines(events: readonly Event[]): string[] {
-  return events.map((e) => JSON.stringify(e) + '\n');
+  return events.map((e) => redact(JSON.stringify(e)) + '\n');
 }
 
 /** SHA-256 of the events file a run would write: equal digests mean byte-identical files. */

@@ -76,7 +76,8 @@ export async function searchSeedsInWorkers(target: WorkerTarget, opts: SeedSearc
       if (--running === 0) settle();
     };
     for (let i = 0; i < Math.min(concurrency, opts.seeds); i++) {
-      const w = new Worker(script.file, { execArgv: script.execArgv, workerData, stdout: false, stderr: false });
+      // Simulated nodes see no environment, like live ones (cluster/node-process.ts).
+      const w = new Worker(script.file, { execArgv: script.execArgv, workerData, stdout: false, stderr: false, env: {} });
       workers.push(w);
       running++;
       w.on('message', (m: FromWorker) => {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Event } from '../events/event';
 import { UserError } from '../errors';
 import type { TrialResult } from '../scenario/verdict';
+import { redact } from '../secrets';
 import type { Decision } from './decisions';
 import { eventsDigest, writeEventsFile } from './events-file';
 import { SimOptions, type SimOptionsInput } from './options';
@@ -65,7 +66,7 @@ export async function replaySeed(target: SimTarget, seed: number, opts: ReplayOp
     simulated: true,
     virtualMs: result.virtualMs,
   };
-  fs.writeFileSync(path.join(runDir, 'trial.json'), JSON.stringify(trial, null, 2) + '\n');
+  fs.writeFileSync(path.join(runDir, 'trial.json'), redact(JSON.stringify(trial, null, 2)) + '\n');
   const failedIndex = events.findIndex((e) => e.kind === 'check' && e.fields?.ok === false);
   const end = failedIndex >= 0 ? failedIndex : events.length;
   return {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DDBENCH_DIR } from '../paths';
 import { UserError } from '../errors';
+import { redact } from '../secrets';
 import { StudyLine } from './schema';
 import { parseStudyLine, type LineProblemKind } from './versions';
 
@@ -38,7 +39,7 @@ export interface FileRead {
 /** Appends records, each checked against the schema first: a bad record is a bug in the writer, never written. */
 export function appendRecords(file: string, records: readonly StudyLine[]): void {
   if (records.length === 0) return;
-  const text = records.map((r) => JSON.stringify(StudyLine.parse(r))).join('\n') + '\n';
+  const text = records.map((r) => redact(JSON.stringify(StudyLine.parse(r)))).join('\n') + '\n';
   const created = !fs.existsSync(file);
   if (created) fs.mkdirSync(path.dirname(file), { recursive: true });
   const fd = fs.openSync(file, 'a+');
