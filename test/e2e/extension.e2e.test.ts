@@ -205,7 +205,7 @@ describe('e2e: DDBench in VS Code (code-server + headless Chromium)', function (
       );
       assert.match(text, /simulated seeds/);
       // The failing seeds follow the trials, so the trials are at the top of the channel (Monaco renders only the lines in view).
-      await page.locator('.part.panel .view-lines').first().click();
+      await page.locator('.part.panel .monaco-editor textarea').first().focus();
       await page.keyboard.press('Control+Home');
       const top = await waitUntil('the first trials in view', () => editorText(page.locator('.part.panel')), (t) => /=== Reproducer for/.test(t), UI_TIMEOUT);
       assert.match(top, /trial +1 +(PASS|FAIL|ERROR|TIMEOUT) +seed \d+/);

@@ -35,7 +35,8 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process exists (a harness that recorded a run, say), ours or another user's. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

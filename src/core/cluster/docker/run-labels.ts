@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type Docker from 'dockerode';
 import { idempotent } from './engine';
+import { isAlive } from '../process-registry';
 
 /**
  * The docker backend's registry of runs is the engine itself: every container and
@@ -25,15 +26,6 @@ export function runLabels(runId: string, runDir: string): Record<string, string>
   };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return err instanceof Error && 'code' in err && err.code === 'EPERM';
-  }
-}
 
 /** Whether the harness that labelled an object is known to be dead (on this host, not us, no such pid). */
 function orphaned(labels: Record<string, string> | undefined): boolean {
