@@ -53,7 +53,7 @@ describe('agent on a real bug (raftkv-lock-double-grant, live trials)', function
         }),
         call('submit', { explanation: 'skip waiters without a key' }),
         (req) => {
-          assert.match(lastMessage(req), /^Attempt 1: NOT VERIFIED\.\nreproducer lock-waiter-lease-expiry: [01]\/2 trials passed\n {2}trial #\d \(seed \d\): FAIL — invariant violated: mutual exclusion/);
+          assert.match(lastMessage(req), /^Attempt 1: NOT VERIFIED\.\nreproducer lock-waiter-lease-expiry: [01]\/2 trials passed\n {2}trial \d+ \(seed \d+\): FAIL — invariant violated: mutual exclusion/);
           return call('propose_edit', {
             path: 'src/v3lock.js',
             edits: [{ search: '      if (!w.key) continue;', replace: "      if (!this.kv.get(w.key)) {\n        this.rt.log.info('lock lost', { name: w.name, key: w.key, rev: w.rev });\n        w.done({ ok: false, error: 'session expired' });\n        continue;\n      }" }],

@@ -7,6 +7,7 @@ import { findSystem, loadCatalog, type BugEntry, type Catalog } from '../../src/
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { formatEvent, trialEvidence } from '../../src/core/repro/evidence';
 import { validateBug, type ValidationResult } from '../../src/core/verify/validate';
+import { trialName } from '../../src/core/verify/format';
 import { liveHostProcesses } from '../support/processes';
 import { simulatedFailures } from '../support/simulated';
 import { inPool } from '../../src/core/pool';
@@ -118,7 +119,7 @@ async function printWhyFixedFailed(r: ValidationResult): Promise<void> {
   const failed = r.fixed.trials.find((t) => t.verdict !== 'pass');
   if (!failed) return;
   const ev = await trialEvidence(failed, 40);
-  console.log(`        fixed trial #${failed.index} (seed ${failed.seed}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}: ${ev.headline}`);
+  console.log(`        fixed ${trialName(failed)}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}: ${ev.headline}`);
   for (const e of ev.events) console.log(`        ${formatEvent(e)}`);
 }
 

@@ -9,7 +9,7 @@ const ROOT = path.resolve(__dirname, '../..');
 /** A copy of what `npm run lint` reads, with the repository's node_modules linked in. */
 function lintableCopy(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-lint-'));
-  for (const part of ['src', 'media', 'test', 'package.json', 'tsconfig.json', '.dependency-cruiser.cjs']) {
+  for (const part of ['src', 'media', 'test', 'bugs', 'package.json', 'tsconfig.json', '.dependency-cruiser.cjs']) {
     fs.cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
   }
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
