@@ -12,7 +12,7 @@ export { reapLeftovers, registryDir, type ReapReport } from './process-registry'
 export { reapDockerLeftovers, type DockerReapReport } from './docker/run-labels';
 export { connectEngine } from './docker/engine';
 export { locateLiveHost } from './live-host-path';
-export { BackendChoice, backendFor, backendOptions, type BackendOptions } from './backend';
+export { backendFor, backendOptions, type BackendOptions } from './backend';
 
 /** Creates a cluster on the chosen backend (processes by default). Call start() on it, and always stop(). */
 export function createCluster(opts: ProcessClusterOptions, backend: BackendOptions = {}): Cluster {
