@@ -255,10 +255,16 @@ export async function simulateSeedsFile(system: SystemEntry, sourceDir: string, 
   return { ...tally(name, from, ordered, nondeterministic, performance.now() - started), isolation: outcome.isolation };
 }
 
+/** A shrink's or replay's budgets: each run's (limits.ts), and real ms for the whole child (by default every run's budget and some slack). */
+export interface ChildLimits {
+  limits?: SeedLimits;
+  wallMs?: number;
+}
+
 export type SandboxedShrink = ShrunkSchedule & { isolation: Isolation };
 
 /** Shrinks a failing seed's schedule (shrink.ts) in the sandboxed child; the whole shrink has every run's budget. */
-export async function shrinkSeed(system: SystemEntry, sourceDir: string, scenario: string, seed: number, opts: ShrinkOptions & { limits?: SeedLimits } = {}): Promise<SandboxedShrink> {
+export async function shrinkSeed(system: SystemEntry, sourceDir: string, scenario: string, seed: number, opts: ShrinkOptions & ChildLimits = {}): Promise<SandboxedShrink> {
   const request: ChildRequest = {
     op: 'shrink',
     target: childTarget(system, sourceDir, scenarioFile(system, scenario)),
@@ -269,7 +275,7 @@ export async function shrinkSeed(system: SystemEntry, sourceDir: string, scenari
   const outcome = await runChild({
     request,
     result: ShrunkScheduleSchema,
-    wallMs: (timeoutMs) => seedWallMs(timeoutMs, opts.limits) * ((opts.maxRuns ?? DEFAULT_SHRINK_RUNS) + 2) + CHILD_SLACK_MS,
+    wallMs: (timeoutMs) => opts.wallMs ?? seedWallMs(timeoutMs, opts.limits) * ((opts.maxRuns ?? DEFAULT_SHRINK_RUNS) + 2) + CHILD_SLACK_MS,
     onProgress: (m) => {
       if (m.t === 'shrink-run') opts.onRun?.(m.runs, m.kept);
     },
@@ -298,7 +304,7 @@ function readChildFile(file: string): Buffer {
 }
 
 /** Replays one seed (or shrunk schedule) in the sandboxed child, which writes the events in a scratch folder; they are moved to `opts.eventsFile`, with trial.json beside them. */
-export async function replaySeed(system: SystemEntry, sourceDir: string, scenario: string, seed: number, opts: ReplayOptions & { limits?: SeedLimits }): Promise<SandboxedReplay> {
+export async function replaySeed(system: SystemEntry, sourceDir: string, scenario: string, seed: number, opts: ReplayOptions & ChildLimits): Promise<SandboxedReplay> {
   const scratch = fs.mkdtempSync(path.join(userTempDir(), 'replay-'));
   try {
     const scratchEvents = path.join(scratch, 'events.jsonl');
@@ -310,7 +316,7 @@ export async function replaySeed(system: SystemEntry, sourceDir: string, scenari
       ...(opts.keep && { keep: [...opts.keep] }),
       ...(opts.sim && { sim: opts.sim }),
     };
-    const outcome = await runChild({ request, result: ReplayRunSchema, scratch, wallMs: (timeoutMs) => seedWallMs(timeoutMs, opts.limits) + CHILD_SLACK_MS });
+    const outcome = await runChild({ request, result: ReplayRunSchema, scratch, wallMs: (timeoutMs) => opts.wallMs ?? seedWallMs(timeoutMs, opts.limits) + CHILD_SLACK_MS });
     if (!('value' in outcome)) throw new UserError('the replay was cancelled');
     const events = readChildFile(scratchEvents);
     fs.mkdirSync(path.dirname(opts.eventsFile), { recursive: true });
