@@ -1,3 +1,4 @@
+import { weakestIsolation } from '../sandbox/levels';
 import type { TrialsResult } from '../repro/trials';
 import type { VerifyResult } from '../verify/verify';
 import { patchStat } from './patch-metrics';
@@ -5,6 +6,7 @@ import type { CheckRun, Verification } from './schema';
 
 /** A verification as a record keeps it: verdicts and seeds, not the events (those stay in the run folder). */
 export function verificationOf(r: VerifyResult, at: Date, startedAt: Date): Verification {
+  const isolations = [r, ...r.regression].flatMap((t) => t.trials.flatMap((x) => (x.isolation !== undefined ? [x.isolation] : [])));
   return {
     at: at.toISOString(),
     elapsedMs: Math.max(0, at.getTime() - startedAt.getTime()),
@@ -22,6 +24,7 @@ export function verificationOf(r: VerifyResult, at: Date, startedAt: Date): Veri
         ...(r.sim.fixed.firstFailingSeed !== undefined && { firstFailingSeed: r.sim.fixed.firstFailingSeed }),
       },
     }),
+    ...(isolations.length > 0 && { isolation: weakestIsolation(isolations) }),
   };
 }
 

@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import { localIsolation, requireIsolation } from '../sandbox/isolation';
+import type { Isolation } from '../sandbox/levels';
 import * as path from 'node:path';
 import type { BugEntry, Catalog, SystemEntry } from '../bugs/catalog';
 import { newRunId, runsDir } from '../bugs/runs';
@@ -30,6 +32,8 @@ export type CheckOptions = Partial<TrialsOptions> &
     failFast?: boolean;
     /** The bug set the workspace's bug comes from (default: the configured one). */
     catalog?: Catalog;
+    /** Refuse to run unless the code under test gets at least this isolation (a study's rule). */
+    requireIsolation?: Isolation;
   };
 
 /** What a fix may change: the system's source. */
@@ -76,6 +80,7 @@ export function simOptions(opts: CheckOptions): Parameters<typeof verifyInSimula
 }
 
 async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, runDir: string, opts: CheckOptions) {
+  requireIsolation(opts.backend?.backend === 'docker' ? 'docker' : localIsolation(), opts.requireIsolation, `verifying ${bug.manifest.id}`);
   const trials = opts.trials ?? bug.manifest.reproducer.trials;
   const repro = await runScenarioTrials(system, codeDir, bug.manifest.reproducer.scenario, runDir, { ...opts, trials });
   const regression: TrialsResult[] = [];
