@@ -10,6 +10,8 @@ import { bwrapProgram, localIsolation, nodePermissionFlags } from '../../src/cor
 import { verificationOf } from '../../src/core/study/verification';
 import { runReproducer } from '../../src/core/verify/reproduce';
 import { verifyFix } from '../../src/core/verify/verify';
+import type { BackendOptions } from '../../src/core/cluster/backend';
+import { dockerOrSkip } from '../support/docker';
 import { AGENT_BUGSET, COUNTER_BUG, openTestWorkspace } from '../support/agent-fixture';
 
 /** The correct helper, inside the bug set, which a delegating patch goes looking for. */
@@ -63,14 +65,19 @@ export function createNode(rt) {
         spawn: attempt(() => cp.spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ${JSON.stringify(token)}], { detached: true, stdio: 'inherit' }).unref()),
       };
       const socket = net.connect(${port}, '127.0.0.1');
-      socket.on('connect', () => rt.log.info('escape connect', { connect: 'done' }));
-      socket.on('error', (e) => rt.log.info('escape connect', { connect: 'refused: ' + e.code }));
+      const connect = new Promise((resolve) => {
+        socket.on('connect', () => resolve('done'));
+        socket.on('error', (e) => resolve('refused: ' + e.code));
+      }).then((result) => rt.log.info('escape connect', { connect: result }));
       rt.log.info('escape', outcome);
       rt.exposeState(() => ({ total }));
       rt.onMessage((m) => {
         if (m.type !== 'Add') return;
-        total = addTo(total, m.body.amount);
-        rt.send(m.from, 'AddResp', { reqId: m.body.reqId, total });
+        // Answer only once the connection attempt is logged, so the trial cannot end before it.
+        void connect.then(() => {
+          total = addTo(total, m.body.amount);
+          rt.send(m.from, 'AddResp', { reqId: m.body.reqId, total });
+        });
       });
     },
   };
@@ -120,12 +127,12 @@ describe('sandbox: submitted code cannot reach the bug set, the machine or outli
   afterEach(() => restore('DDBENCH_ISOLATION', saved.isolation));
   after(() => restore('DDBENCH_BUGS', saved.bugs));
 
-  async function delegatingVerdict(isolation: string): Promise<{ verified: boolean; isolation: unknown }> {
-    process.env.DDBENCH_ISOLATION = isolation;
+  async function delegatingVerdict(isolation: string, backend: BackendOptions = { backend: 'process' }): Promise<{ verified: boolean; isolation: unknown }> {
+    process.env.DDBENCH_ISOLATION = isolation === 'docker' ? '' : isolation;
     const ws = await openTestWorkspace(AGENT_BUGSET, COUNTER_BUG);
     try {
       fs.writeFileSync(path.join(ws.dir, 'src', 'total.mjs'), DELEGATING_TOTAL);
-      const r = await verifyFix(ws.dir, { kind: 'workspace' }, { catalog, sim: false, trials: 1 });
+      const r = await verifyFix(ws.dir, { kind: 'workspace' }, { catalog, sim: false, trials: 1, backend });
       // The record of the verification claims no more isolation than its runs had.
       assert.equal(verificationOf(r, new Date(), new Date()).isolation, isolation);
       return { verified: r.verified, isolation: r.trials[0]?.isolation };
@@ -147,6 +154,12 @@ describe('sandbox: submitted code cannot reach the bug set, the machine or outli
   it("under Node's permission model alone the delegating patch is not verified either", async function () {
     if (nodePermissionFlags() === undefined) this.skip();
     assert.deepEqual(await delegatingVerdict('node-permission'), { verified: false, isolation: 'node-permission' });
+  });
+
+  it('on the docker backend the delegating patch is not verified, and the verdict says docker', async function () {
+    this.timeout(600_000);
+    await dockerOrSkip(this);
+    assert.deepEqual(await delegatingVerdict('docker', { backend: 'docker' }), { verified: false, isolation: 'docker' });
   });
 
   it('refuses to verify when a study requires more isolation than this machine gives', async () => {

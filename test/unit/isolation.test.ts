@@ -9,6 +9,7 @@ describe('sandbox isolation levels', () => {
     assert.ok(!meetsIsolation('none', 'node-permission'));
     assert.equal(weakestIsolation(['bwrap', 'node-permission', 'docker']), 'node-permission');
     assert.equal(weakestIsolation(['bwrap', 'none']), 'none');
+    assert.equal(weakestIsolation(['docker', 'docker']), 'docker');
   });
 
   it('takes DDBENCH_ISOLATION when it names a level, and says what is wrong when it does not', () => {

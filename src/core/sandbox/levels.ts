@@ -17,6 +17,6 @@ export function meetsIsolation(got: Isolation, wanted: Isolation): boolean {
 }
 
 /** The weakest of several runs' isolations: what a verdict built from all of them can claim. */
-export function weakestIsolation(all: readonly Isolation[]): Isolation {
-  return all.reduce<Isolation>((weakest, i) => (STRENGTH[i] < STRENGTH[weakest] ? i : weakest), 'bwrap');
+export function weakestIsolation(all: readonly [Isolation, ...Isolation[]]): Isolation {
+  return all.reduce((weakest, i) => (STRENGTH[i] < STRENGTH[weakest] ? i : weakest));
 }

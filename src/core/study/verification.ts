@@ -24,7 +24,7 @@ export function verificationOf(r: VerifyResult, at: Date, startedAt: Date): Veri
         ...(r.sim.fixed.firstFailingSeed !== undefined && { firstFailingSeed: r.sim.fixed.firstFailingSeed }),
       },
     }),
-    ...(isolations.length > 0 && { isolation: weakestIsolation(isolations) }),
+    ...(isolations[0] !== undefined && { isolation: weakestIsolation([isolations[0], ...isolations]) }),
   };
 }
 
