@@ -1,4 +1,3 @@
-import { weakestIsolation } from '../sandbox/levels';
 import type { TrialsResult } from '../repro/trials';
 import type { VerifyResult } from '../verify/verify';
 import { patchStat } from './patch-metrics';
@@ -6,7 +5,6 @@ import type { CheckRun, Verification } from './schema';
 
 /** A verification as a record keeps it: verdicts and seeds, not the events (those stay in the run folder). */
 export function verificationOf(r: VerifyResult, at: Date, startedAt: Date): Verification {
-  const isolations = [r, ...r.regression].flatMap((t) => t.trials.flatMap((x) => (x.isolation !== undefined ? [x.isolation] : [])));
   return {
     at: at.toISOString(),
     elapsedMs: Math.max(0, at.getTime() - startedAt.getTime()),
@@ -24,7 +22,7 @@ export function verificationOf(r: VerifyResult, at: Date, startedAt: Date): Veri
         ...(r.sim.fixed.firstFailingSeed !== undefined && { firstFailingSeed: r.sim.fixed.firstFailingSeed }),
       },
     }),
-    ...(isolations[0] !== undefined && { isolation: weakestIsolation([isolations[0], ...isolations]) }),
+    ...(r.isolation !== undefined && { isolation: r.isolation }),
   };
 }
 

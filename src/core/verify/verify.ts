@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { localIsolation, requireIsolation } from '../sandbox/isolation';
-import type { Isolation } from '../sandbox/levels';
+import { weakestIsolation, type Isolation } from '../sandbox/levels';
 import * as path from 'node:path';
 import type { BugEntry, Catalog, SystemEntry } from '../bugs/catalog';
 import { newRunId, runsDir } from '../bugs/runs';
@@ -23,6 +23,8 @@ export interface VerifyResult extends TrialsResult {
   runDir: string;
   /** The bug's failure rate over simulated seeds of the buggy code, and the fix's run over as many seeds as that rate calls for. */
   sim?: SimVerification;
+  /** The weakest isolation any run of the patched code had: what the verdict can claim. */
+  isolation?: Isolation;
 }
 
 export type CheckOptions = Partial<TrialsOptions> &
@@ -89,7 +91,8 @@ async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, ru
     regression.push(await runScenarioTrials(system, codeDir, name, runDir, { ...opts, trials: opts.regressionTrials ?? 2, onTrial: undefined }));
   }
   const verified = repro.failed === 0 && repro.trials.length === trials && regression.every((r) => r.failed === 0) && regression.length === bug.manifest.regression.length;
-  return { ...repro, regression, verified };
+  const isolations = [repro, ...regression].flatMap((r) => r.trials.flatMap((t) => (t.isolation !== undefined ? [t.isolation] : [])));
+  return { ...repro, regression, verified, ...(isolations[0] !== undefined && { isolation: weakestIsolation([isolations[0], ...isolations]) }) };
 }
 
 function readPatchFile(file: string): string {
