@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { defaultBugsDir } from '../bugs/catalog';
 import { DDBENCH_DIR, packageRoot } from '../paths';
-import type { Isolation } from '../sandbox/isolation';
+import type { Isolation } from '../sandbox/levels';
 import { sandboxCommand } from '../sandbox/sandbox';
 import { LiveCluster, type LaunchedNode, type LiveClusterOptions, type NodeSlot } from './live-cluster';
 import { locateLiveHost } from './live-host-path';
@@ -113,8 +113,7 @@ export class ProcessCluster extends LiveCluster<ProcessNode> {
         readWrite: [slot.dataDir, routerSocket, nodeSockets],
         env: nodeEnv({ ...env, DDBENCH_ROUTER: `unix:${routerSocket}`, DDBENCH_STATE_LISTEN: `unix:${stateSocket}` }),
         cwd: sourceDir,
-        // A debugger attaches over TCP, which only the host's network offers.
-        hostNetwork: inspectPort !== undefined,
+        debuggable: inspectPort !== undefined,
         limits: { heapMb: NODE_HEAP_MB, ...(this.opts.cpuSeconds !== undefined && { cpuSeconds: this.opts.cpuSeconds }) },
       },
       [packageRoot(), defaultBugsDir(), os.homedir()],

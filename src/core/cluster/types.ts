@@ -1,4 +1,4 @@
-import type { Isolation } from '../sandbox/isolation';
+import type { Isolation } from '../sandbox/levels';
 import type { Event } from '../events/event';
 import type { Json } from '../../runtime/types';
 

@@ -3,27 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors';
-
-/**
- * How a run of submitted code was kept from the rest of the machine, strongest first:
- * a bubblewrap sandbox (private mounts, PID and network namespaces) or a container;
- * Node's permission model alone (files, child processes, workers; the network stays
- * open); nothing.
- */
-export const Isolation = z.enum(['bwrap', 'docker', 'node-permission', 'none']);
-export type Isolation = z.infer<typeof Isolation>;
-
-const STRENGTH: Record<Isolation, number> = { bwrap: 2, docker: 2, 'node-permission': 1, none: 0 };
-
-/** Whether `got` is at least as strong as `wanted` (bwrap and docker rank alike). */
-export function meetsIsolation(got: Isolation, wanted: Isolation): boolean {
-  return STRENGTH[got] >= STRENGTH[wanted];
-}
-
-/** The weakest of several runs' isolations: what a verdict built from all of them can claim. */
-export function weakestIsolation(all: readonly Isolation[]): Isolation {
-  return all.reduce<Isolation>((weakest, i) => (STRENGTH[i] < STRENGTH[weakest] ? i : weakest), 'bwrap');
-}
+import { meetsIsolation, type Isolation } from './levels';
 
 /** The process backend's levels; DDBENCH_ISOLATION may ask for one (then it must be available). */
 const LocalIsolation = z.enum(['bwrap', 'node-permission', 'none']);

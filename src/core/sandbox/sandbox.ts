@@ -17,8 +17,11 @@ export interface SandboxSpec {
   hide?: string[];
   env: Record<string, string>;
   cwd: string;
-  /** The host's network (only so a debugger can reach the inspector); default none. */
-  hostNetwork?: boolean;
+  /**
+   * A debugger will attach to the inspector: the sandbox shares the host's network so
+   * it can, and Node's permission model (which turns the inspector off) stays off.
+   */
+  debuggable?: boolean;
   /** The program may start worker threads (the simulator's pool does). */
   workers?: boolean;
   limits?: { cpuSeconds?: number; heapMb?: number };
@@ -56,7 +59,7 @@ function runtimeDir(): string {
 
 function bwrapArgs(spec: SandboxSpec, hidden: string[]): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--clearenv'];
-  if (spec.hostNetwork === true) args.push('--share-net');
+  if (spec.debuggable === true) args.push('--share-net');
   const visible: string[] = [];
   for (const dir of SYSTEM_DIRS) {
     let stat: fs.Stats;
@@ -111,10 +114,11 @@ function permissionArgs(spec: SandboxSpec): string[] {
  * SIGXCPU), memory by V8's heap limit.
  */
 export function sandboxCommand(spec: SandboxSpec, hidden: string[] = []): SandboxCommand {
-  const isolation = localIsolation();
+  const available = localIsolation();
+  const isolation = available === 'node-permission' && spec.debuggable === true ? 'none' : available;
   const script = real(spec.script);
   const heap = spec.limits?.heapMb !== undefined ? [`--max-old-space-size=${spec.limits.heapMb}`] : [];
-  const permission = isolation === 'none' ? [] : permissionArgs(spec);
+  const permission = isolation === 'none' || spec.debuggable === true ? [] : permissionArgs(spec);
   const node = [process.execPath, ...heap, ...permission, ...(spec.nodeArgs ?? []), script, ...(spec.args ?? [])];
   const cpu = spec.limits?.cpuSeconds;
   // `exec` keeps the pid, so the process the harness holds is the node itself (or bwrap).

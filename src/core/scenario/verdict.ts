@@ -1,5 +1,5 @@
 import type { Json } from '../../runtime/types';
-import type { Isolation } from '../sandbox/isolation';
+import type { Isolation } from '../sandbox/levels';
 import { ProgressTimeout } from './context';
 import { InvariantViolation } from './scenario';
 
