@@ -14,7 +14,7 @@ import { nodeEnv } from '../cluster/node-process';
 import { signalGroup } from '../cluster/process-registry';
 import { UserError } from '../errors';
 import { packageRoot } from '../paths';
-import type { Isolation } from '../sandbox/isolation';
+import type { Isolation } from '../sandbox/levels';
 import { sandboxCommand } from '../sandbox/sandbox';
 import { ChildMessage, ReplayRunSchema, SeedSearchSchema, ShrunkScheduleSchema, type ChildRequest } from './child-protocol';
 import { CHILD_HEAP_MB, CHILD_START_MS, seedWallMs, type SeedLimits } from './limits';

@@ -1,4 +1,4 @@
-import type { Isolation } from '../sandbox/isolation';
+import type { Isolation } from '../sandbox/levels';
 import type { Verdict } from '../scenario/verdict';
 import type { SeedLimits } from './limits';
 import type { SimOptionsInput } from './options';

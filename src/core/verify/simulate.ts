@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { scenarioFile, type SystemEntry } from '../bugs/catalog';
 import type { Verdict } from '../scenario/verdict';
 import type { SimTrialResult } from '../sim/sim-trial';
-import type { Isolation } from '../sandbox/isolation';
+import type { Isolation } from '../sandbox/levels';
 import { simulateSeeds } from '../sim/sandboxed';
 import type { SeedSearchOptions, SeedSearchResult } from '../sim/search';
 import { snapshotSource } from '../sim/snapshot-cache';
