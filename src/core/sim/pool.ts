@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { SystemManifest } from '../bugs/manifest';
 import { DEFAULT_SEED } from '../bugs/runs';
 import { UserError } from '../errors';
-import { seedHeapMb, seedWallMs, type SeedLimits } from './limits';
+import { MIN_SEED_WALL_MS, seedHeapMb, seedWallMs, type SeedLimits } from './limits';
 import { tally, type SeedSearchOptions, type SeedSearchResult } from './search';
 import type { SimTrialResult } from './sim-trial';
 import type { FromWorker, SimWorkerData, ToWorker } from './worker';
@@ -124,8 +124,9 @@ export async function searchSeedsInWorkers(target: WorkerTarget, opts: SeedSearc
       worker.stderr.resume();
       const s: Slot = { worker };
       slots.add(s);
-      // Loading the system has a seed's budget too: a module that loops at import would hold the search.
-      s.timer = setTimeout(() => overrun(s, `the system did not load within ${wallMs} ms of real time`), wallMs);
+      // Loading the system has a budget too (never below the default, since a loaded machine loads slowly): a module that loops at import would hold the search.
+      const loadMs = Math.max(MIN_SEED_WALL_MS, wallMs);
+      s.timer = setTimeout(() => overrun(s, `the system did not load within ${loadMs} ms of real time`), loadMs);
       worker.on('message', (m: FromWorker) => {
         if (m.t === 'failed') return settle(new Error(`simulation worker: ${m.message}`));
         if (m.t === 'ready') {

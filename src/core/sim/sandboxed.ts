@@ -14,6 +14,7 @@ import { nodeEnv } from '../cluster/node-process';
 import { signalGroup } from '../cluster/process-registry';
 import { UserError } from '../errors';
 import { packageRoot } from '../paths';
+import { redact } from '../secrets';
 import type { Isolation } from '../sandbox/levels';
 import { sandboxCommand } from '../sandbox/sandbox';
 import { ChildMessage, ReplayRunSchema, SeedSearchSchema, ShrunkScheduleSchema, type ChildRequest } from './child-protocol';
@@ -318,7 +319,8 @@ export async function replaySeed(system: SystemEntry, sourceDir: string, scenari
     };
     const outcome = await runChild({ request, result: ReplayRunSchema, scratch, wallMs: (timeoutMs) => opts.wallMs ?? seedWallMs(timeoutMs, opts.limits) + CHILD_SLACK_MS });
     if (!('value' in outcome)) throw new UserError('the replay was cancelled');
-    const events = readChildFile(scratchEvents);
+    // The child knows none of the harness's secrets, so the events are redacted (secrets.ts) here.
+    const events = Buffer.from(redact(readChildFile(scratchEvents).toString('utf8')));
     fs.mkdirSync(path.dirname(opts.eventsFile), { recursive: true });
     fs.writeFileSync(opts.eventsFile, events);
     writeReplayTrial(opts.eventsFile, seed, outcome.value.result);
