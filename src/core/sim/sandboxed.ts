@@ -100,7 +100,7 @@ function tail(stream: Readable): () => string {
   stream.on('data', (chunk: string) => {
     kept = (kept + chunk).slice(-OUTPUT_TAIL_BYTES);
   });
-  return () => kept.trim();
+  return () => redact(kept.trim());
 }
 
 /** Runs one request in a sandboxed child; its messages are checked against the protocol, and it is killed past its limits or on cancel. */
@@ -173,7 +173,8 @@ function runChild<T>(session: ChildSession<T>): Promise<ChildOutcome<T>> {
         buffered = buffered.slice(nl + 1);
         let parsed: ReturnType<typeof ChildMessage.safeParse>;
         try {
-          parsed = ChildMessage.safeParse(JSON.parse(line));
+          // The child knows none of the harness's secrets: what it says is redacted here (secrets.ts).
+          parsed = ChildMessage.safeParse(JSON.parse(redact(line)));
         } catch {
           return finish({ err: new Error('the simulation child sent a line that is not JSON') });
         }
@@ -319,7 +320,7 @@ export async function replaySeed(system: SystemEntry, sourceDir: string, scenari
     };
     const outcome = await runChild({ request, result: ReplayRunSchema, scratch, wallMs: (timeoutMs) => opts.wallMs ?? seedWallMs(timeoutMs, opts.limits) + CHILD_SLACK_MS });
     if (!('value' in outcome)) throw new UserError('the replay was cancelled');
-    // The child knows none of the harness's secrets, so the events are redacted (secrets.ts) here.
+    // Likewise its events.
     const events = Buffer.from(redact(readChildFile(scratchEvents).toString('utf8')));
     fs.mkdirSync(path.dirname(opts.eventsFile), { recursive: true });
     fs.writeFileSync(opts.eventsFile, events);
