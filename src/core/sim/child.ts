@@ -61,6 +61,8 @@ async function serve(req: ChildRequest, send: (m: ChildMessage) => void): Promis
  */
 export async function runSimChild(): Promise<void> {
   const out = new net.Socket({ fd: CHILD_MESSAGE_FD, readable: false, writable: true });
+  // A closed channel means the harness is gone.
+  out.on('error', () => process.exit(1));
   const send = (m: ChildMessage) => out.write(JSON.stringify(m) + '\n');
   try {
     const req = await readRequest();
