@@ -196,6 +196,11 @@ describe('simulation: submitted code runs in a sandboxed child', function () {
     assert.match(r.firstFailure?.reason ?? '', /memory budget of 64 MB/);
   });
 
+  it('a system that loops as its module loads fails the search with the load budget named, and hangs nothing', async () => {
+    const sys = system(`for (;;) {}\nexport function createNode() { return { start() {} }; }\n`);
+    await assert.rejects(simulateSeeds(sys, sys.dir, 'both-writes', { seeds: 2, concurrency: 1 }), /the system did not load within 10000 ms/);
+  });
+
   it('a replay or shrink stuck in a loop is killed at the overall wall limit, with an error naming it', async () => {
     const sys = system(`export function createNode(rt) {${RACE.replace('HANDLER', 'if (rt.id === "n3") for (;;) {}')}\n  return node;\n}\n`);
     await assert.rejects(replaySeed(sys, sys.dir, 'both-writes', 1, { eventsFile: path.join(tmp.dir, 'r', 'events.jsonl'), wallMs: 2000 }), /overall wall-time limit/);
