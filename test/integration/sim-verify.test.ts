@@ -42,6 +42,7 @@ function bugJson(id: string) {
     id,
     title: 'Writes listed out of order',
     tier: 1,
+    faults: [],
     categories: ['message-order'],
     modelledAfter: { project: 'toy', id: 'toy#2', url: 'https://example.org/toy/2' },
     reproducer: { scenario: 'order', trials: 2 },
