@@ -10,7 +10,7 @@ import { agentJobRunner } from '../../core/study/bench-agent';
 import { loadRecords } from '../../core/study/collect';
 import { Condition } from '../../core/study/schema';
 import { agentBackendOptions, count, endpointOptions, limitOptions, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
-import { EXIT, printJson, progress } from '../output';
+import { EXIT, printJson, progress, withInterrupt } from '../output';
 import { benchProgressPrinter } from '../progress-bar';
 import { printReport } from '../study-text';
 import { reportFor, writeOutputs } from './study-report';
@@ -78,25 +78,17 @@ export async function commandBench(o: BenchOpts): Promise<number> {
   const { baseUrl, apiKey } = endpointFromEnv(o);
   progress(`bench: ${jobs.length} run(s)${shard ? ` in shard ${shard.index}/${shard.count}` : ''} (${bugs.length} bug(s) × ${models.length} model(s) × ${conditions.length} condition(s) × ${o.repeats}${shard ? ', this shard’s share' : ''}); ${jobs.filter((j) => completed.has(j.key)).length} already recorded; records: ${recordsDir}`);
 
-  const stop = new AbortController();
-  const onSignal = () => {
-    if (stop.signal.aborted) process.exit(130);
-    progress('\nbench: stopping the running runs (again to quit at once); nothing finished is lost — rerun the same command to resume');
-    stop.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
+  return withInterrupt(async (signal) => {
     const summary = await runBench({
       jobs,
       completed,
       concurrency: o.concurrency,
       runJob: agentJobRunner({ catalog, outDir: out, recordsFile: path.join(recordsDir, recordsFileName(shard)), baseUrl, ...(apiKey && { apiKey }), settings }),
       onProgress: benchProgressPrinter(),
-      signal: stop.signal,
+      signal,
     });
     if (summary.interrupted) {
-      progress(`bench: interrupted after ${summary.ran} run(s) this time; rerun the same command to resume`);
+      progress(`bench: interrupted after ${summary.ran} run(s) this time; nothing finished is lost — rerun the same command to resume`);
       return EXIT.failed;
     }
     const report = await reportFor([recordsDir]);
@@ -105,10 +97,7 @@ export async function commandBench(o: BenchOpts): Promise<number> {
     if (o.json) printJson({ ...summary, out, report });
     else printReport(report);
     return EXIT.ok;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 }
 
 /** One file per shard, so machines sharing a volume never append to the same file. */

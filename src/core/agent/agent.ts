@@ -12,6 +12,7 @@ import { verifyFix, type CheckOptions, type VerifyResult } from '../verify/verif
 import { estimateTokens, EvidenceBudget } from './budget';
 import { AgentSettings, type AgentSettingsInput } from './config';
 import { captureFailure, contextBundle } from './context-bundle';
+import { wasInterrupted } from '../interrupt';
 import type { AgentEvent, AgentResult, Attempt, RanProtocol, StopReason, Totals } from './events';
 import { ChatClient, LlmError, type ChatModel, type ChatReply } from './llm';
 import { costOf, DEFAULT_PRICES, priceOf, type Price } from './pricing';
@@ -145,7 +146,7 @@ class AgentSession {
         if (this.formatErrors >= s.limits.maxFormatErrors) return this.finish('format-errors');
       }
     } catch (err) {
-      if (this.signal.aborted) return this.finish(this.opts.signal?.aborted ? 'stopped' : 'time-limit');
+      if (this.signal.aborted) return this.finish(this.opts.signal?.aborted ? (wasInterrupted(this.opts.signal) ? 'interrupted' : 'stopped') : 'time-limit');
       return this.finish('error', err instanceof Error ? err.message : String(err));
     } finally {
       clearTimeout(wallTimer);

@@ -63,12 +63,13 @@ function installExitHooks(): void {
   process.on('exit', killAllActive);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = (): void => {
+      // Someone else handles the signal (a cancellation, core/interrupt.ts): the run stops
+      // its own nodes, and whenever the process exits the 'exit' hook kills what is left.
+      if (process.listenerCount(signal) > 1) return;
+      // Our listener replaced the default action (exit): kill the groups and restore it.
       killAllActive();
-      // Our listener replaced the default action (exit); restore it unless someone else handles the signal.
-      if (process.listenerCount(signal) === 1) {
-        process.off(signal, onSignal);
-        process.kill(process.pid, signal);
-      }
+      process.off(signal, onSignal);
+      process.kill(process.pid, signal);
     };
     process.on(signal, onSignal);
   }

@@ -54,7 +54,7 @@ export function planBench(o: { bugs: readonly string[]; models: readonly string[
 
 /** Runs already recorded; a run that ended in an error of the run itself is not done and runs again. */
 export function completedKeys(set: Pick<RecordSet, 'attempts'>): Set<string> {
-  return new Set(set.attempts.flatMap((a) => (a.bench && a.status !== 'error' && a.status !== 'in-progress' ? [a.bench.key] : [])));
+  return new Set(set.attempts.flatMap((a) => (a.bench && a.status !== 'error' && a.status !== 'in-progress' && a.status !== 'interrupted' ? [a.bench.key] : [])));
 }
 
 export interface BenchProgress {
