@@ -75,6 +75,7 @@ export async function runAgent(opts: AgentRunOptions, given: Partial<AgentCollab
   const runDir = path.join(runsDir(ws.info.dir), `agent-${newRunId()}`);
   fs.mkdirSync(runDir, { recursive: true });
   const scratch = AgentScratch.create(ws.info.dir, ws.system, ws.bug);
+  for (const link of scratch.skippedLinks) opts.onEvent?.({ type: 'notice', level: 'warn', text: `${link.path}: a symbolic link to ${link.target}, outside the workspace; left out of the agent's copy` });
   try {
     return await new AgentSession(ws, settings, runDir, scratch, opts, collaborators).run();
   } finally {
