@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { AGENT_DEFAULTS, endpointFromEnv, Protocol, type AgentSettingsInput } from '../../core/agent/config';
-import { findBug, loadCatalog } from '../../core/bugs/catalog';
+import { findBug, loadCatalog, type Catalog } from '../../core/bugs/catalog';
 import { UserError } from '../../core/errors';
-import { completedKeys, parseShard, planBench, runBench, type Shard } from '../../core/study/bench';
+import { completedKeys, lockBenchOut, parseShard, planBench, runBench, type Shard } from '../../core/study/bench';
 import { agentJobRunner } from '../../core/study/bench-agent';
 import { loadRecords } from '../../core/study/collect';
 import { Condition } from '../../core/study/schema';
@@ -66,10 +66,20 @@ export async function commandBench(o: BenchOpts): Promise<number> {
   const out = path.resolve(o.out);
   const recordsDir = path.join(out, 'records');
   fs.mkdirSync(recordsDir, { recursive: true });
+  const release = lockBenchOut(out);
+  try {
+    return await benchIn(out, recordsDir, o, { catalog, bugs, models, conditions, shard, protocol: protocol?.success ? protocol.data : undefined });
+  } finally {
+    release();
+  }
+}
+
+async function benchIn(out: string, recordsDir: string, o: BenchOpts, plan: { catalog: Catalog; bugs: string[]; models: string[]; conditions: Condition[]; shard: Shard | undefined; protocol: Protocol | undefined }): Promise<number> {
+  const { catalog, bugs, models, conditions, shard, protocol } = plan;
   const jobs = planBench({ bugs, models, conditions, repeats: o.repeats, shard });
   const completed = completedKeys(loadRecords([recordsDir]));
   const settings: Omit<AgentSettingsInput, 'model' | 'condition' | 'baseUrl'> = {
-    ...(protocol?.success && { protocol: protocol.data }),
+    ...(protocol && { protocol }),
     ...(o.trials !== undefined && { trials: o.trials }),
     ...(o.backend !== undefined && { backend: o.backend }),
     ...(o.dockerImage !== undefined && { dockerImage: o.dockerImage }),

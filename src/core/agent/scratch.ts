@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BugEntry, SystemEntry } from '../bugs/catalog';
 import { materialiseBuggySource } from '../bugs/workspace';
+import { echo } from '../echo';
 import { DDBENCH_DIR } from '../paths';
 import { copyTree, listFiles, type SkippedLink } from '../patch/tree';
 import { diffTrees } from '../patch/unified';
@@ -54,30 +55,30 @@ export class AgentScratch {
   resolve(rel: string): string {
     const clean = rel.trim().replace(/\\/g, '/').replace(/^\.\/+/, '');
     if (clean === '' || clean === '.') return this.root;
-    if (path.isAbsolute(clean) || /^[a-zA-Z]:/.test(clean)) throw new ToolError(`${rel}: give a path relative to the repository root, such as src/server.js`);
+    if (path.isAbsolute(clean) || /^[a-zA-Z]:/.test(clean)) throw new ToolError(`${echo(rel)}: give a path relative to the repository root, such as src/server.js`);
     const parts = clean.split('/').filter((p) => p !== '' && p !== '.');
-    if (parts.includes('..')) throw new ToolError(`${rel}: ".." is not allowed; paths stay inside the repository`);
-    if (parts.some((p) => HIDDEN.has(p))) throw new ToolError(`${rel}: not part of the repository`);
+    if (parts.includes('..')) throw new ToolError(`${echo(rel)}: ".." is not allowed; paths stay inside the repository`);
+    if (parts.some((p) => HIDDEN.has(p))) throw new ToolError(`${echo(rel)}: not part of the repository`);
     const link = this.skippedLinks.find((l) => parts.join('/') === l.path || parts.join('/').startsWith(`${l.path}/`));
-    if (link) throw new ToolError(`${rel}: points outside the repository (${link.path} is a symbolic link to ${link.target}, left out of this copy)`);
+    if (link) throw new ToolError(`${echo(rel)}: points outside the repository (${link.path} is a symbolic link to ${link.target}, left out of this copy)`);
     const abs = path.join(this.root, ...parts);
     const real = realpathOfExisting(abs);
-    if (real !== this.realRoot && !real.startsWith(this.realRoot + path.sep)) throw new ToolError(`${rel}: points outside the repository`);
+    if (real !== this.realRoot && !real.startsWith(this.realRoot + path.sep)) throw new ToolError(`${echo(rel)}: points outside the repository`);
     return abs;
   }
 
   /** Repository-relative paths of the files under `rel`, hidden names left out. */
   files(rel = ''): string[] {
     const abs = this.resolve(rel);
-    if (!fs.existsSync(abs)) throw new ToolError(`${rel}: no such file or folder`);
+    if (!fs.existsSync(abs)) throw new ToolError(`${echo(rel)}: no such file or folder`);
     if (fs.statSync(abs).isFile()) return [this.relative(abs)];
     return listFiles(abs, [...HIDDEN]).map((f) => this.relative(path.join(abs, f)));
   }
 
   read(rel: string): string {
     const abs = this.resolve(rel);
-    if (!fs.existsSync(abs)) throw new ToolError(`${rel}: no such file${this.suggest(rel)}`);
-    if (fs.statSync(abs).isDirectory()) throw new ToolError(`${rel}: is a folder; use list_files`);
+    if (!fs.existsSync(abs)) throw new ToolError(`${echo(rel)}: no such file${this.suggest(rel)}`);
+    if (fs.statSync(abs).isDirectory()) throw new ToolError(`${echo(rel)}: is a folder; use list_files`);
     return fs.readFileSync(abs, 'utf8');
   }
 
@@ -88,7 +89,7 @@ export class AgentScratch {
   write(rel: string, content: string): void {
     const abs = this.resolve(rel);
     const relative = this.relative(abs);
-    if (!relative.startsWith(`${EDITABLE_ROOT}/`)) throw new ToolError(`${rel}: only files under ${EDITABLE_ROOT}/ make up the system; edits elsewhere would not be verified`);
+    if (!relative.startsWith(`${EDITABLE_ROOT}/`)) throw new ToolError(`${echo(rel)}: only files under ${EDITABLE_ROOT}/ make up the system; edits elsewhere would not be verified`);
     this.refuseLinks(rel, relative);
     fs.mkdirSync(path.dirname(abs), { recursive: true });
     // O_NOFOLLOW: the last component is checked by the kernel too, not only by refuseLinks.
@@ -111,7 +112,7 @@ export class AgentScratch {
       } catch {
         return; // the rest does not exist yet and is created as plain folders and a file
       }
-      if (st.isSymbolicLink()) throw new ToolError(`${rel}: ${this.relative(at)} is a symbolic link; edits never write through links, so edit the file it points to`);
+      if (st.isSymbolicLink()) throw new ToolError(`${echo(rel)}: ${this.relative(at)} is a symbolic link; edits never write through links, so edit the file it points to`);
     }
   }
 

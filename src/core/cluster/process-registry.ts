@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { isAlive } from '../pid';
 
 /**
  * Every process group a run starts is listed in a registry file with the harness's
@@ -32,17 +33,6 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   } catch (err) {
     if (err instanceof Error && 'code' in err && err.code === 'ESRCH') return false;
     throw err;
-  }
-}
-
-/** Whether a process exists (a harness that recorded a run, say), ours or another user's. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return err instanceof Error && 'code' in err && err.code === 'EPERM';
   }
 }
 
