@@ -105,4 +105,25 @@ describe('signals: Ctrl-C and SIGTERM cancel a run and clean up (built CLI)', fu
     const end = readTrajectory(trajectory).records.find((x) => x.type === 'end');
     assert.ok(end?.type === 'end' && end.result.stopReason === 'interrupted', 'the trajectory has no end record saying interrupted');
   });
+
+  it('SIGINT during a bench: exit 130, the run in flight is not recorded (a rerun resumes it), its lock and copies are gone', async () => {
+    server = await ScriptedOpenAIServer.start({
+      replies: Array.from({ length: 4 }, (_, i) =>
+        i % 2 === 0 ? call('propose_edit', { path: 'src/total.mjs', edits: [{ search: 'return total + amount * 2;', replace: 'return total + amount;' }] }) : call('submit', { explanation: 'addTo doubled the amount' }),
+      ),
+    });
+    const out = path.join(path.dirname(ws.dir), 'bench-out');
+    const cli = start(['bench', '--bugs', 'all', '--models', 'scripted-model', '--conditions', 'symptom-only', '--out', out, '--base-url', server.url, '--trials', '20']);
+    const benchNodes = () => liveHostProcesses(out).length > 0;
+    await until("the bench run's verification started its nodes", cli, benchNodes);
+    cli.child.kill('SIGINT');
+    const r = await cli.done;
+    assert.equal(r.code, 130, r.stdout + r.stderr);
+    assert.match(r.stderr, /bench: interrupted after 0 run\(s\) this time; nothing finished is lost — rerun the same command to resume/);
+    const records = path.join(out, 'records', 'bench.jsonl');
+    assert.equal(fs.existsSync(records) ? readRecordsFile(records).lines.length : 0, 0, 'the interrupted run was recorded, so a rerun would skip it');
+    assert.ok(!fs.existsSync(path.join(out, 'bench.lock')), 'the bench lock was left');
+    assert.deepEqual(scratchLeft(), []);
+    assert.deepEqual(liveHostProcesses(out), []);
+  });
 });
