@@ -23,6 +23,13 @@ export function wasInterrupted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true && signal.reason instanceof Interrupted;
 }
 
+let installed = 0;
+
+/** Whether a cancellation handles SIGINT and SIGTERM now (the process registry then leaves the signal to it). */
+export function cancellationInstalled(): boolean {
+  return installed > 0;
+}
+
 export interface Cancellation {
   readonly signal: AbortSignal;
   /** The signal that cancelled the run, if one came. */
@@ -31,12 +38,10 @@ export interface Cancellation {
   dispose(): void;
 }
 
-/**
- * Listens for SIGINT and SIGTERM until disposed. Listeners stay installed (never `once`),
- * so the process registry sees someone handling the signal and leaves the exit to us.
- */
+/** Listens for SIGINT and SIGTERM until disposed. */
 export function cancelOnSignals(onFirst?: (by: InterruptSignal) => void): Cancellation {
   const controller = new AbortController();
+  installed++;
   let first: InterruptSignal | undefined;
   const handlers = INTERRUPT_SIGNALS.map((sig) => {
     const handler = (): void => {
@@ -52,7 +57,9 @@ export function cancelOnSignals(onFirst?: (by: InterruptSignal) => void): Cancel
     signal: controller.signal,
     received: () => first,
     dispose: () => {
-      for (const [sig, handler] of handlers) process.off(sig, handler);
+      if (handlers.length === 0) return;
+      for (const [sig, handler] of handlers.splice(0)) process.off(sig, handler);
+      installed--;
     },
   };
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { cancellationInstalled } from '../interrupt';
 import { isAlive } from '../pid';
 
 /**
@@ -53,13 +54,15 @@ function installExitHooks(): void {
   process.on('exit', killAllActive);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = (): void => {
-      // Someone else handles the signal (a cancellation, core/interrupt.ts): the run stops
-      // its own nodes, and whenever the process exits the 'exit' hook kills what is left.
-      if (process.listenerCount(signal) > 1) return;
-      // Our listener replaced the default action (exit): kill the groups and restore it.
+      // A cancellation (core/interrupt.ts) handles it: the run stops its own nodes, and
+      // when the process exits (a second signal) the 'exit' hook kills what is left.
+      if (signal !== 'SIGHUP' && cancellationInstalled()) return;
       killAllActive();
-      process.off(signal, onSignal);
-      process.kill(process.pid, signal);
+      // Our listener replaced the default action (exit); restore it unless someone else handles the signal.
+      if (process.listenerCount(signal) === 1) {
+        process.off(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
     };
     process.on(signal, onSignal);
   }
