@@ -1,5 +1,5 @@
 // The layers of src/ and what each may import; `npm run lint` enforces them.
-// Order, bottom to top: runtime → events, patch → bugs → cluster → scenario →
+// Order, bottom to top: runtime → events, patch, sandbox → bugs → cluster → scenario →
 // {repro, sim} → verify → {agent, study} → timeline, with extension and cli on top.
 // Folders of one rank never import each other, so no cycle between folders can form.
 const core = (folder) => `^src/core/${folder}/`;
@@ -8,15 +8,16 @@ const layers = [
   { name: 'core-base', path: '^src/core/[^/]+$', may: ['core-base'] },
   { name: 'events', path: core('events'), may: ['core-base', 'runtime', 'events'] },
   { name: 'patch', path: core('patch'), may: ['core-base', 'patch'] },
+  { name: 'sandbox', path: core('sandbox'), may: ['core-base', 'sandbox'] },
   { name: 'bugs', path: core('bugs'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs'] },
-  { name: 'cluster', path: core('cluster'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs', 'cluster'] },
-  { name: 'scenario', path: core('scenario'), may: ['core-base', 'runtime', 'events', 'bugs', 'cluster', 'scenario'] },
-  { name: 'repro', path: core('repro'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro'] },
-  { name: 'sim', path: core('sim'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'sim'] },
-  { name: 'verify', path: core('verify'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify'] },
-  { name: 'agent', path: core('agent'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify', 'agent'] },
-  { name: 'study', path: core('study'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify', 'agent', 'study'] },
-  { name: 'timeline', path: core('timeline'), may: ['core-base', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify', 'agent', 'study', 'timeline'] },
+  { name: 'cluster', path: core('cluster'), may: ['core-base', 'sandbox', 'runtime', 'events', 'patch', 'bugs', 'cluster'] },
+  { name: 'scenario', path: core('scenario'), may: ['core-base', 'sandbox', 'runtime', 'events', 'bugs', 'cluster', 'scenario'] },
+  { name: 'repro', path: core('repro'), may: ['core-base', 'sandbox', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro'] },
+  { name: 'sim', path: core('sim'), may: ['core-base', 'sandbox', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'sim'] },
+  { name: 'verify', path: core('verify'), may: ['core-base', 'sandbox', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify'] },
+  { name: 'agent', path: core('agent'), may: ['core-base', 'sandbox', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify', 'agent'] },
+  { name: 'study', path: core('study'), may: ['core-base', 'sandbox', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify', 'agent', 'study'] },
+  { name: 'timeline', path: core('timeline'), may: ['core-base', 'sandbox', 'runtime', 'events', 'patch', 'bugs', 'cluster', 'scenario', 'repro', 'sim', 'verify', 'agent', 'study', 'timeline'] },
   { name: 'extension', path: '^src/extension/', may: ['core', 'runtime', 'extension'] },
   { name: 'cli', path: '^src/cli/', may: ['core', 'runtime', 'cli'] },
   // Webviews run in a browser: they may use core's message protocols and pure models, never Node's modules (checked by the browser build).

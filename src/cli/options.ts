@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
+import { Isolation } from '../core/sandbox/levels';
 import { BACKENDS, backendOptions, type BackendOptions } from '../core/cluster';
 import { UserError } from '../core/errors';
 import type { TrialsOptions } from '../core/repro/trials';
@@ -154,6 +155,12 @@ export const clusterBackendOptions = optionGroup(
       dockerCpus: numeric((n) => Number.isFinite(n) && n > 0, '--docker-cpus must be a number > 0 (0.5 is half a core)').optional(),
     })
     .transform((o): { backend: BackendOptions } => ({ backend: backendOptions({ backend: o.backend, image: o.dockerImage, memoryMb: o.dockerMemory, cpus: o.dockerCpus }) })),
+);
+
+/** --require-isolation: a study's rule that code under test runs at least this isolated. */
+export const isolationOptions = optionGroup(
+  [new Option('--require-isolation <level>', 'refuse to verify unless the code under test runs at least this isolated (docs/security.md)').choices(Isolation.options).env('DDBENCH_REQUIRE_ISOLATION')],
+  z.object({ requireIsolation: Isolation.optional() }),
 );
 
 /** --backend and --docker-image for the agent's settings (which take the limits from system.json). */

@@ -28,6 +28,13 @@ const hostPort = z
     return { host: s.slice(0, colon), port: Number(s.slice(colon + 1)) };
   });
 
+/** A socket address: `host:port`, or `unix:<path>` for a Unix socket (a named pipe on Windows). */
+const endpoint = z.union([
+  z.string().startsWith('unix:').transform((s) => ({ path: s.slice('unix:'.length) })).pipe(z.object({ path: z.string().min(1, 'needs a socket path after unix:') })),
+  hostPort,
+]);
+export type Endpoint = { path: string } | { host: string; port: number };
+
 const count = z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number);
 
 /** The environment the cluster gives a live host; see process-cluster.ts for the writer. */
@@ -38,9 +45,9 @@ export const HostEnv = z
       .string()
       .transform((s) => s.split(',').map((n) => n.trim()).filter((n) => n.length > 0))
       .pipe(z.array(z.string()).min(1, 'must list at least one node')),
-    DDBENCH_ROUTER: hostPort,
-    /** Where the state endpoint listens: loopback on a free port, unless a container publishes it. */
-    DDBENCH_STATE_LISTEN: hostPort.default({ host: '127.0.0.1', port: 0 }),
+    DDBENCH_ROUTER: endpoint,
+    /** Where the state endpoint listens: a Unix socket the harness gave the sandbox, or a port a container publishes. */
+    DDBENCH_STATE_LISTEN: endpoint.default({ host: '127.0.0.1', port: 0 }),
     DDBENCH_ENTRY: absolutePath('DDBENCH_ENTRY'),
     DDBENCH_CONFIG: jsonObject.default({}),
     DDBENCH_DATA_DIR: absolutePath('DDBENCH_DATA_DIR'),

@@ -1,7 +1,7 @@
 /**
  * Runs one node of a bug system as a real process: `node dist/runtime/live-host.js`
  * with the DDBENCH_* environment (host-env.ts). Messages go through the router over
- * one TCP connection; events go to stdout as JSON lines for the cluster to collect.
+ * one connection (a Unix socket on the process backend, TCP from a container); events go to stdout as JSON lines for the cluster to collect.
  */
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -40,7 +40,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function connect(router: HostEnv['DDBENCH_ROUTER']): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(router.port, router.host);
+    const socket = 'path' in router ? net.connect(router.path) : net.connect(router.port, router.host);
     socket.once('connect', () => {
       socket.off('error', reject);
       resolve(socket);
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     if (frame.t === 'msg') runtime.deliver(frame);
     else runtime.setSkew(frame.offsetMs);
   });
-  socket.write(encodeFrame({ t: 'hello', node: nodeId, role: 'node', statePort, pid: process.pid, incarnation: env.DDBENCH_INCARNATION }));
+  socket.write(encodeFrame({ t: 'hello', node: nodeId, role: 'node', ...(statePort !== undefined && { statePort }), pid: process.pid, incarnation: env.DDBENCH_INCARNATION }));
 }
 
 main().catch((err: unknown) => fail(err instanceof Error ? (err.stack ?? err.message) : String(err), EXIT_CRASH));

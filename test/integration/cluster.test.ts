@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { createCluster, ProcessCluster, reapLeftovers, registryDir } from '../../src/core/cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
+import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import { Event } from '../../src/core/events/event';
 import type { Json } from '../../src/runtime/types';
 import { ensureLiveHost } from '../fixtures/live-host-build';
@@ -315,9 +316,10 @@ describe('process cluster', function () {
     });
 
     /** Starts the dying-harness fixture; resolves with it and its nodes' pids (n2 paused). */
-    async function startHarness(runDir: string): Promise<{ harness: ChildProcessByStdio<null, Readable, null>; pids: number[] }> {
+    async function startHarness(runDir: string, isolation?: string): Promise<{ harness: ChildProcessByStdio<null, Readable, null>; pids: number[] }> {
       const harness = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(fixtures, 'dying-harness.ts'), runDir], {
         cwd: path.resolve(__dirname, '..', '..'),
+        env: { ...process.env, ...(isolation !== undefined && { DDBENCH_ISOLATION: isolation }) },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       const pids = await new Promise<number[]>((resolve, reject) => {
@@ -345,9 +347,19 @@ describe('process cluster', function () {
       assert.equal(registryFileFor(registryDir(), runDir), undefined);
     });
 
-    it('reaps the nodes of a harness that was killed', async () => {
+    it('under bubblewrap, even a paused node dies with its harness when the harness is SIGKILLed', async function () {
+      if (bwrapProgram() === undefined) this.skip();
+      const { harness, pids } = await startHarness(newRunDir(), 'bwrap');
+      harness.kill('SIGKILL');
+      await new Promise((resolve) => harness.once('exit', resolve));
+      // No reaper ran: the sandbox ends with its parent, and its PID namespace with it.
+      for (const pid of pids) await waitUntilGone(pid);
+    });
+
+    it('without a sandbox, reaps the nodes of a harness that was killed', async () => {
       const runDir = newRunDir();
-      const { harness, pids } = await startHarness(runDir);
+      // Outside a sandbox nothing ends the nodes when their harness dies; the next run's reaper does.
+      const { harness, pids } = await startHarness(runDir, 'none');
       const registryFile = registryFileFor(registryDir(), runDir);
       assert.ok(registryFile !== undefined, 'the harness registered its run');
       harness.kill('SIGKILL');

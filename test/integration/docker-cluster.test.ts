@@ -267,14 +267,16 @@ describe('docker cluster', function () {
       for (const dir of runDirs) fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('applies per-node memory, CPU and process limits', async () => {
+    it('applies per-node memory, CPU and process limits, and drops every capability', async () => {
       const cluster = echoCluster(newRunDir(), ['n1', 'n2'], { docker: { limits: { memoryMb: 128, cpus: 0.5 }, nodeLimits: { n2: { memoryMb: 96, pids: 64 } } } });
       try {
         await cluster.start();
         const host = async (id: string) => (await docker.getContainer(cluster.nodes().find((n) => n.id === id)?.container ?? '').inspect()).HostConfig;
         const [h1, h2] = [await host('n1'), await host('n2')];
-        assert.deepEqual([h1.Memory, h1.NanoCpus, h1.PidsLimit ?? 0], [128 * 2 ** 20, 5e8, 0]);
+        // Without a pids limit of its own a node still gets the default, as it gets a heap limit on processes.
+        assert.deepEqual([h1.Memory, h1.NanoCpus, h1.PidsLimit], [128 * 2 ** 20, 5e8, 256]);
         assert.deepEqual([h2.Memory, h2.NanoCpus, h2.PidsLimit], [96 * 2 ** 20, 5e8, 64]);
+        assert.deepEqual([h1.CapDrop, h1.CapAdd ?? [], h1.SecurityOpt], [['ALL'], [], ['no-new-privileges']]);
       } finally {
         await cluster.stop();
       }

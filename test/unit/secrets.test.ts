@@ -36,7 +36,7 @@ describe('secrets: the one redaction step', () => {
     const saved = process.env.OPENAI_API_KEY;
     process.env.OPENAI_API_KEY = KEY;
     try {
-      assert.deepEqual(nodeEnv({ DDBENCH_NODE_ID: 'n1' }), { DDBENCH_NODE_ID: 'n1', ELECTRON_RUN_AS_NODE: '1' });
+      assert.deepEqual(nodeEnv({ DDBENCH_NODE_ID: 'n1' }), { DDBENCH_NODE_ID: 'n1' });
     } finally {
       if (saved === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = saved;

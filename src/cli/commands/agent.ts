@@ -6,7 +6,7 @@ import type { AgentEvent } from '../../core/agent/events';
 import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
 import { runAgentAndRecord } from '../../core/study/agent';
-import { agentBackendOptions, count, endpointOptions, limitOptions, number, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
+import { agentBackendOptions, isolationOptions, count, endpointOptions, limitOptions, number, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, say, withInterrupt } from '../output';
 import { workspaceFor } from './up';
 
@@ -52,6 +52,7 @@ export const agentOptions = options(
   outputOptions('machine-readable result (verified, attempts, steps, tokens, patch, trajectory, ...)'),
   // The agent's settings carry the backend and image; the limits come from system.json there.
   agentBackendOptions,
+  isolationOptions,
 );
 export type AgentOpts = OptionsOf<typeof agentOptions>;
 
@@ -69,6 +70,7 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
     ...(o.regressionTrials !== undefined && { regressionTrials: o.regressionTrials }),
     ...(o.backend !== undefined && { backend: o.backend }),
     ...(o.dockerImage !== undefined && { dockerImage: o.dockerImage }),
+    ...(o.requireIsolation !== undefined && { requireIsolation: o.requireIsolation }),
     ...(o.evidenceBudget !== undefined && { evidenceBudgetTokens: o.evidenceBudget }),
     ...(o.prices !== undefined && { prices: readPrices(o.prices) }),
     limits: {

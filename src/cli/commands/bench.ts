@@ -9,7 +9,7 @@ import { completedKeys, lockBenchOut, parseShard, planBench, runBench, type Shar
 import { agentJobRunner } from '../../core/study/bench-agent';
 import { loadRecords } from '../../core/study/collect';
 import { Condition } from '../../core/study/schema';
-import { agentBackendOptions, count, endpointOptions, limitOptions, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
+import { agentBackendOptions, isolationOptions, count, endpointOptions, limitOptions, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, withInterrupt } from '../output';
 import { benchProgressPrinter } from '../progress-bar';
 import { printReport } from '../study-text';
@@ -42,6 +42,7 @@ export const benchOptions = options(
   optionGroup([new Option('--protocol <p>', 'auto, tools or text')], z.object({ protocol: z.string().optional() })),
   outputOptions(),
   agentBackendOptions,
+  isolationOptions,
 );
 export type BenchOpts = OptionsOf<typeof benchOptions>;
 
@@ -83,6 +84,7 @@ async function benchIn(out: string, recordsDir: string, o: BenchOpts, plan: { ca
     ...(o.trials !== undefined && { trials: o.trials }),
     ...(o.backend !== undefined && { backend: o.backend }),
     ...(o.dockerImage !== undefined && { dockerImage: o.dockerImage }),
+    ...(o.requireIsolation !== undefined && { requireIsolation: o.requireIsolation }),
     limits: { ...(o.maxSteps !== undefined && { maxSteps: o.maxSteps }), ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }), ...(o.maxCost !== undefined && { maxCostUsd: o.maxCost }) },
   };
   const { baseUrl, apiKey } = endpointFromEnv(o);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { verificationLines } from '../../core/verify/format';
 import { verifyFix, type FixSource } from '../../core/verify/verify';
-import { clusterBackendOptions, CONCURRENCY_HELP, optionGroup, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
+import { clusterBackendOptions, CONCURRENCY_HELP, isolationOptions, optionGroup, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, say, withInterrupt } from '../output';
 import { printFirstFailure, trialProgress } from '../report';
 import { checkSimProgress } from '../sim-report';
@@ -21,6 +21,7 @@ export const verifyOptions = options(
   optionGroup([new Option('--fail-fast', 'stop at the first failing check (reproducer, regression checks, simulation) instead of running them all')], z.object({ failFast: z.boolean().optional() })),
   outputOptions(),
   clusterBackendOptions,
+  isolationOptions,
 );
 
 export async function commandVerify(dir: string, { json, source, ...checks }: OptionsOf<typeof verifyOptions>): Promise<number> {

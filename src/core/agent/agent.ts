@@ -271,7 +271,7 @@ class AgentSession {
     let attempt: Attempt;
     let result: VerifyResult | undefined;
     try {
-      result = await this.collaborators.verifier(this.ws, file, { trials: this.settings.trials, regressionTrials: this.settings.regressionTrials, backend: this.backend, signal: this.signal });
+      result = await this.collaborators.verifier(this.ws, file, { trials: this.settings.trials, regressionTrials: this.settings.regressionTrials, backend: this.backend, signal: this.signal, requireIsolation: this.settings.requireIsolation });
       attempt = attemptOf(n, result, files, Date.now() - started);
     } catch (err) {
       if (this.signal.aborted) throw err;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Isolation } from '../sandbox/levels';
 import { BACKENDS } from '../cluster/types';
 import { UserError } from '../errors';
 import { addSecret } from '../secrets';
@@ -76,6 +77,8 @@ export const AgentSettings = z.strictObject({
   backend: z.enum(BACKENDS).default('process'),
   /** The docker backend's node image (default: one built from this machine's Node.js). */
   dockerImage: z.string().min(1).optional(),
+  /** Verifications refuse to run under weaker isolation than this (sandbox/isolation.ts). */
+  requireIsolation: Isolation.optional(),
   /** Tokens of evidence-like content (the context bundle and every evidence tool's output) per run. */
   evidenceBudgetTokens: z.number().int().min(1000).default(AGENT_DEFAULTS.evidenceBudgetTokens),
   prices: PriceTable.optional(),

@@ -9,7 +9,6 @@ import { reapDockerLeftovers, removeRun, runLabels } from './docker/run-labels';
 import { checkGatewayIsLocal, createRunNetwork, type RunNetwork } from './docker/run-network';
 import { LiveCluster, type LaunchedNode, type LiveClusterOptions, type NodeSlot } from './live-cluster';
 import { locateLiveHost } from './live-host-path';
-import type { EndpointInfo } from './router';
 import type { NetemRule, NetworkFaults } from './types';
 
 export interface DockerBackendOptions {
@@ -46,6 +45,7 @@ interface ContainerNode extends LaunchedNode {
  */
 export class DockerCluster extends LiveCluster<ContainerNode> implements NetworkFaults {
   readonly backend = 'docker';
+  readonly isolation = 'docker';
   readonly networkFaults: NetworkFaults = this;
   readonly runId: string;
   private docker?: Docker;
@@ -133,10 +133,6 @@ export class DockerCluster extends LiveCluster<ContainerNode> implements Network
 
   protected async thaw(node: ContainerNode): Promise<void> {
     await node.box.container.unpause();
-  }
-
-  protected ownsHello(slot: NodeSlot<ContainerNode>, _node: ContainerNode, hello: EndpointInfo): boolean {
-    return hello.incarnation === slot.spawns - 1;
   }
 
   protected override hostStatePort(node: ContainerNode): number {

@@ -90,10 +90,11 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
   /** Resolves once the node is frozen. */
   protected abstract freeze(node: H): Promise<void>;
   protected abstract thaw(node: H): Promise<void>;
-  /** Whether a hello on the router comes from this incarnation (and not a stale or foreign one). */
-  protected abstract ownsHello(slot: NodeSlot<H>, node: H, hello: EndpointInfo): boolean;
   /** Undoes prepare() once every node is gone and the router closed. */
   protected abstract cleanUp(): Promise<void>;
+
+  /** Called once the router listens on its TCP port, for backends whose nodes reach it another way. */
+  protected async routerListening(_router: Router): Promise<void> {}
 
   /** The host port where the harness reaches a node's state endpoint, given the port it reported. */
   protected hostStatePort(_node: H, reported: number | undefined): number | undefined {
@@ -131,6 +132,7 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
       this.router = router;
       router.onHello((info) => this.onHello(info));
       const port = await router.listen(this.routerHost());
+      await this.routerListening(router);
       this.emit({ node: 'harness', kind: 'proc', level: 'info', msg: 'router listening', fields: { port, runDir: this.runDir, backend: this.backend } });
       const slots = [...this.slots.values()];
       await Promise.all(slots.map((slot) => this.spawn(slot, 'start')));
@@ -352,7 +354,8 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
   private onHello(info: EndpointInfo): void {
     if (info.role !== 'node') return;
     const slot = this.slots.get(info.node);
-    if (slot?.node === undefined || !this.ownsHello(slot, slot.node, info)) return;
+    // A hello from an earlier incarnation is stale; pids mean nothing inside a sandbox or container.
+    if (slot?.node === undefined || info.incarnation !== slot.spawns - 1) return;
     slot.statePort = this.hostStatePort(slot.node, info.statePort);
     if (slot.status === 'starting') slot.status = 'running';
     slot.ready?.resolve();

@@ -30,14 +30,16 @@ type RecordAction = 'recv' | 'deliver' | FaultAction;
 const DEFAULT_REORDER_HOLD_MS = 500;
 
 /**
- * The message router: every endpoint (node or client) connects over TCP and says
- * hello; envelopes are forwarded to their destination's connection, after the
+ * The message router: every endpoint (node or client) connects over TCP or a Unix
+ * socket and says hello; envelopes are forwarded to their destination's connection, after the
  * partition and the link-fault rules in `faults` had their say (the fault path the
  * simulated network takes too). Each injected action is emitted as a `fault` event
  * and every step is recorded to router.jsonl as ground truth.
  */
 export class Router {
   private readonly server = net.createServer((socket) => this.accept(socket));
+  /** Unix sockets for sandboxed nodes, which have no network. */
+  private readonly socketServers: net.Server[] = [];
   private readonly sockets = new Set<net.Socket>();
   /** Connected endpoints by name. */
   private readonly endpoints = new Map<string, net.Socket>();
@@ -81,6 +83,19 @@ export class Router {
     });
   }
 
+  /** Also accepts endpoints on a Unix socket at `socketPath` (a named pipe on Windows). */
+  listenSocket(socketPath: string): Promise<void> {
+    const server = net.createServer((socket) => this.accept(socket));
+    this.socketServers.push(server);
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
   get port(): number {
     return (this.server.address() as AddressInfo).port;
   }
@@ -105,7 +120,7 @@ export class Router {
     this.timers.clear();
     this.path.dropHeld();
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await Promise.all([this.server, ...this.socketServers].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     const record = this.record;
     this.record = undefined;
     if (record !== undefined) await new Promise<void>((resolve) => record.end(resolve));

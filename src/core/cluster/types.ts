@@ -1,3 +1,4 @@
+import type { Isolation } from '../sandbox/levels';
 import type { Event } from '../events/event';
 import type { Json } from '../../runtime/types';
 
@@ -51,6 +52,8 @@ export interface ClusterOptions {
   inspect?: boolean;
   /** Extra environment for node processes. */
   env?: Record<string, string>;
+  /** CPU seconds each incarnation of a node may use (a trial sets its budget); unbounded by default. */
+  cpuSeconds?: number;
 }
 
 /** tc netem settings for a node's network interface. */
@@ -106,6 +109,8 @@ export interface Cluster extends ClusterControls {
   readonly runDir: string;
   /** Network-level faults, where the backend has a real network (docker). */
   readonly networkFaults?: NetworkFaults;
+  /** How the nodes' code is kept from the rest of the machine; known once a node started. */
+  readonly isolation?: Isolation;
   nodes(): NodeInfo[];
   /** Starts all nodes and resolves when each has connected to the router. */
   start(): Promise<void>;

@@ -11,6 +11,8 @@ import { loadScenario } from '../scenario/loader';
 import { classify, TrialAborted, TrialTimeout, type TrialResult } from '../scenario/verdict';
 import { STATE_FILE, writeStateSnapshot } from './state-snapshot';
 
+const NODE_CPU_MARGIN_S = 10;
+
 export interface TrialSpec {
   index: number;
   system: SystemEntry;
@@ -49,6 +51,8 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
       config: { ...m.config, ...(scenario.config as Record<string, Json> | undefined) },
       runDir: spec.runDir,
       seed: spec.seed,
+      // A node cannot use more CPU than the trial has time, with a margin for starting.
+      cpuSeconds: Math.ceil(scenario.timeoutMs / 1000) + NODE_CPU_MARGIN_S,
     }, backendFor(spec.system, spec.backend));
     await cluster.start();
     ctx = clusterContext(cluster, spec.seed, m.nodes);
@@ -63,6 +67,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     if (spec.captureState && cluster) await writeStateSnapshot(cluster, spec.system.manifest.nodes, path.join(spec.runDir, STATE_FILE));
     await cluster?.stop();
   }
+  if (cluster?.isolation !== undefined) result = { ...result, isolation: cluster.isolation };
   fs.writeFileSync(path.join(spec.runDir, 'trial.json'), redact(JSON.stringify(result, null, 2)) + '\n');
   return result;
 }

@@ -1,4 +1,5 @@
 import type { Json } from '../../runtime/types';
+import type { Isolation } from '../sandbox/levels';
 import { ProgressTimeout } from './context';
 import { InvariantViolation } from './scenario';
 
@@ -14,6 +15,8 @@ export interface TrialResult {
   reason?: string;
   eventsFile: string;
   violation?: { check: string; details: Record<string, Json> };
+  /** How the code under test was isolated (sandbox/isolation.ts); absent when no node started. */
+  isolation?: Isolation;
 }
 
 /** A trial that ran past its scenario's budget. */

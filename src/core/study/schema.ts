@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Isolation } from '../sandbox/levels';
 
 /**
  * The study record schema, current version. One schema for every attempt, by a person
@@ -61,6 +62,8 @@ export const Verification = z.strictObject({
   reproducer: CheckRun.optional(),
   regression: z.array(CheckRun).default([]),
   sim: SimRun.optional(),
+  /** The weakest isolation any of its runs had (absent in records from before the sandbox). */
+  isolation: Isolation.optional(),
   /** The patch could not be checked at all (did not apply, verification broke). */
   error: z.string().optional(),
 });

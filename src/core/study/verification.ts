@@ -22,6 +22,7 @@ export function verificationOf(r: VerifyResult, at: Date, startedAt: Date): Veri
         ...(r.sim.fixed.firstFailingSeed !== undefined && { firstFailingSeed: r.sim.fixed.firstFailingSeed }),
       },
     }),
+    ...(r.isolation !== undefined && { isolation: r.isolation }),
   };
 }
 

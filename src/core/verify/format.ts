@@ -99,7 +99,12 @@ export function reproducerSummary(r: ReproResult): string {
 
 /** A verification's checks, one line each: the reproducer, each regression check, the simulation. */
 export function verificationLines(r: VerifyResult, label = 'reproducer'): string[] {
-  return [trialsLine(label, r), ...r.regression.map((g) => trialsLine('regression', g)), ...(r.sim ? simVerificationLines(r.sim) : [])];
+  return [
+    trialsLine(label, r),
+    ...r.regression.map((g) => trialsLine('regression', g)),
+    ...(r.sim ? simVerificationLines(r.sim) : []),
+    ...(r.isolation !== undefined ? [`isolation: ${r.isolation} (docs/security.md)`] : []),
+  ];
 }
 
 /** Passed counts of a verification, as a result or as a study record keeps them. */

@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import { localIsolation, requireIsolation } from '../sandbox/isolation';
+import { weakestIsolation, type Isolation } from '../sandbox/levels';
 import * as path from 'node:path';
 import type { BugEntry, Catalog, SystemEntry } from '../bugs/catalog';
 import { newRunId, runsDir } from '../bugs/runs';
@@ -21,6 +23,8 @@ export interface VerifyResult extends TrialsResult {
   runDir: string;
   /** The bug's failure rate over simulated seeds of the buggy code, and the fix's run over as many seeds as that rate calls for. */
   sim?: SimVerification;
+  /** The weakest isolation any run of the patched code had: what the verdict can claim. */
+  isolation?: Isolation;
 }
 
 export type CheckOptions = Partial<TrialsOptions> &
@@ -30,6 +34,8 @@ export type CheckOptions = Partial<TrialsOptions> &
     failFast?: boolean;
     /** The bug set the workspace's bug comes from (default: the configured one). */
     catalog?: Catalog;
+    /** Refuse to run unless the code under test gets at least this isolation (a study's rule). */
+    requireIsolation?: Isolation;
   };
 
 /** What a fix may change: the system's source. */
@@ -76,6 +82,7 @@ export function simOptions(opts: CheckOptions): Parameters<typeof verifyInSimula
 }
 
 async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, runDir: string, opts: CheckOptions) {
+  requireIsolation(opts.backend?.backend === 'docker' ? 'docker' : localIsolation(), opts.requireIsolation, `verifying ${bug.manifest.id}`);
   const trials = opts.trials ?? bug.manifest.reproducer.trials;
   const repro = await runScenarioTrials(system, codeDir, bug.manifest.reproducer.scenario, runDir, { ...opts, trials });
   const regression: TrialsResult[] = [];
@@ -84,7 +91,8 @@ async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, ru
     regression.push(await runScenarioTrials(system, codeDir, name, runDir, { ...opts, trials: opts.regressionTrials ?? 2, onTrial: undefined }));
   }
   const verified = repro.failed === 0 && repro.trials.length === trials && regression.every((r) => r.failed === 0) && regression.length === bug.manifest.regression.length;
-  return { ...repro, regression, verified };
+  const isolations = [repro, ...regression].flatMap((r) => r.trials.flatMap((t) => (t.isolation !== undefined ? [t.isolation] : [])));
+  return { ...repro, regression, verified, ...(isolations[0] !== undefined && { isolation: weakestIsolation([isolations[0], ...isolations]) }) };
 }
 
 function readPatchFile(file: string): string {

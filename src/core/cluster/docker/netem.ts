@@ -26,7 +26,7 @@ export const NOTHING_TO_CLEAR = /handle of zero|No such file or directory|Invali
 
 /** Runs a command in the container as root (tc needs CAP_NET_ADMIN); resolves with its exit code and output. */
 async function execAsRoot(container: Docker.Container, cmd: string[]): Promise<{ code: number; output: string }> {
-  const exec = await container.exec({ Cmd: cmd, User: '0', AttachStdout: true, AttachStderr: true });
+  const exec = await container.exec({ Cmd: cmd, User: '0', Privileged: true, AttachStdout: true, AttachStderr: true });
   const stream = await exec.start({ hijack: true, stdin: false });
   let output = '';
   const sink = new PassThrough();

@@ -1,8 +1,10 @@
 import os from 'node:os';
+import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import type { EventInput } from '../../events/event';
+import { DDBENCH_DIR } from '../../paths';
 import { collectNodeOutput, describeExit, type NodeExit } from '../node-output';
 import { idempotent, statusOf } from './engine';
 import { LABEL } from './run-labels';
@@ -71,6 +73,9 @@ function containerUser(): string | undefined {
   return typeof process.getuid === 'function' && typeof process.getgid === 'function' ? `${process.getuid()}:${process.getgid()}` : undefined;
 }
 
+/** Processes a node container may hold unless system.json says otherwise: enough for any system, too few for a fork bomb. */
+const DEFAULT_PIDS = 256;
+
 /**
  * Creates and starts one node container: the live host (bind-mounted read-only with
  * the system's source, at the same paths as on the host, so stack traces and the
@@ -105,11 +110,14 @@ export async function startNodeContainer(spec: NodeContainerSpec): Promise<NodeC
         { Type: 'bind', Source: path.dirname(spec.hostPath), Target: path.dirname(spec.hostPath), ReadOnly: true },
         { Type: 'bind', Source: spec.dataDir, Target: spec.dataDir, ReadOnly: false },
       ],
-      // For tc netem inside the node's network namespace (docker exec as root).
-      CapAdd: ['NET_ADMIN'],
+      // The workspace's own runs (earlier trials, records) are not the node's to read.
+      ...(fs.existsSync(path.join(spec.sourceDir, DDBENCH_DIR)) && { Tmpfs: { [path.join(spec.sourceDir, DDBENCH_DIR)]: 'ro' } }),
+      // The node's code gets no capabilities (tc netem runs in a privileged exec instead), and cannot gain any.
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      PidsLimit: limits.pids ?? DEFAULT_PIDS,
       ...(limits.memoryMb !== undefined && { Memory: limits.memoryMb * 1024 * 1024, MemorySwap: limits.memoryMb * 1024 * 1024 }),
       ...(limits.cpus !== undefined && { NanoCpus: Math.round(limits.cpus * 1e9) }),
-      ...(limits.pids !== undefined && { PidsLimit: limits.pids }),
     },
     NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: [spec.node] } } },
   });
