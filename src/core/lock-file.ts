@@ -36,7 +36,9 @@ export function acquireLock(file: string, holder: (pid: number) => string): () =
       }
       const pid = heldBy(file);
       if (pid !== undefined && pid !== process.pid && isAlive(pid)) throw new LockHeld(file, pid, holder(pid));
-      fs.rmSync(file, { force: true }); // stale: its holder died without releasing it
+      // Stale: its holder died without releasing it. (Two processes taking over the same
+      // stale lock at the same instant could both succeed; a dead holder is rare enough.)
+      fs.rmSync(file, { force: true });
     }
   } finally {
     fs.rmSync(temp, { force: true });
