@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BugEntry, SystemEntry } from '../bugs/catalog';
 import { materialiseBuggySource } from '../bugs/workspace';
 import { echo } from '../echo';
 import { DDBENCH_DIR } from '../paths';
+import { makeTempDir, type TempDir } from '../temp-dirs';
 import { copyTree, listFiles, type SkippedLink } from '../patch/tree';
 import { diffTrees } from '../patch/unified';
 
@@ -30,7 +30,7 @@ export class AgentScratch {
   private readonly realRoot: string;
 
   private constructor(
-    private readonly parent: string,
+    private readonly parent: TempDir,
     readonly root: string,
     private readonly base: string,
     /** Links of the workspace that point outside it, left out of the copy. */
@@ -40,9 +40,9 @@ export class AgentScratch {
   }
 
   static create(workspaceDir: string, system: SystemEntry, bug: BugEntry): AgentScratch {
-    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-agent-'));
-    const work = path.join(parent, 'work');
-    const base = path.join(parent, 'base');
+    const parent = makeTempDir('ddbench-agent-');
+    const work = path.join(parent.dir, 'work');
+    const base = path.join(parent.dir, 'base');
     const skipped = copyTree(workspaceDir, work, [...HIDDEN]);
     materialiseBuggySource(system, bug, base);
     return new AgentScratch(parent, work, base, skipped);
@@ -130,7 +130,7 @@ export class AgentScratch {
   }
 
   dispose(): void {
-    fs.rmSync(this.parent, { recursive: true, force: true });
+    this.parent.remove();
   }
 
   private relative(abs: string): string {
