@@ -65,7 +65,7 @@ export const Category = z.enum([
  * fixed (merged), open (the issue is open; the fix is the idea its maintainers endorsed),
  * unmerged (the fix comes from a pull request that was never merged), redesign (the issue
  * was closed by a rewrite; the reference fix follows the rewrite's idea, not a patch to the
- * code the issue was about), unsourced (no upstream fix of this idea was found).
+ * code the issue was about), unsourced (no upstream commit or pull request for the idea was found).
  */
 export const FixStatus = z.enum(['fixed', 'open', 'unmerged', 'redesign', 'unsourced']);
 export type FixStatus = z.infer<typeof FixStatus>;
