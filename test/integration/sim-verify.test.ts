@@ -42,6 +42,7 @@ function bugJson(id: string) {
     id,
     title: 'Writes listed out of order',
     tier: 1,
+    faults: [],
     categories: ['message-order'],
     modelledAfter: {
       project: 'toy',
