@@ -82,6 +82,11 @@ export const BugManifest = z.strictObject({
     notes: z.array(z.string().min(1)).min(3).max(5),
   }),
   hints: z.array(z.string().min(1)).default([]),
+  /**
+   * Names the leak check (test/bugs/leaks.test.ts) must not report although the buggy code
+   * leaves them unused and the fix uses them: an upstream API the buggy version also had.
+   */
+  keep: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })).default([]),
 });
 export type BugManifest = z.infer<typeof BugManifest>;
 
