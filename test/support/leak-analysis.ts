@@ -42,14 +42,20 @@ const DISPATCH = new Set(['type', 'op', 'action']);
 const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 const SOURCE = /\.(m?js)$/;
 
-type Node = Rule.Node;
-type Fact =
-  | { kind: 'handled' | 'mentioned' | 'written' | 'read' | 'logged'; name: string; line: number }
-  | { kind: 'logged-only'; name: string; line: number };
+/** The few ESTree fields these passes read; the AST is ESLint's (espree). */
+interface Node {
+  type: string;
+  parent: Node | null;
+  loc?: { start: { line: number } } | null;
+  [field: string]: unknown;
+}
+const at = (n: Node, field: string): Node => n[field] as Node;
+
+type Fact = { kind: 'handled' | 'mentioned' | 'written' | 'read' | 'logged' | 'logged-only'; name: string; line: number };
 
 function lastName(node: Node): string | undefined {
-  if (node.type === 'Identifier') return node.name;
-  if (node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier') return node.property.name;
+  if (node.type === 'Identifier') return node.name as string;
+  if (node.type === 'MemberExpression' && !node.computed && at(node, 'property').type === 'Identifier') return at(node, 'property').name as string;
   return undefined;
 }
 
@@ -60,33 +66,33 @@ function isDispatchOperand(node: Node): boolean {
 
 /** `rt.log.info(...)`, `this.rt.log.warn(...)`, `log.debug(...)`. */
 function isLogCall(node: Node): boolean {
-  if (node.type !== 'CallExpression' || node.callee.type !== 'MemberExpression') return false;
-  const callee = node.callee as Node;
+  if (node.type !== 'CallExpression') return false;
+  const callee = at(node, 'callee');
   const level = lastName(callee);
-  if (level === undefined || !LOG_LEVELS.has(level) || callee.type !== 'MemberExpression') return false;
-  return lastName(callee.object as Node) === 'log';
+  return callee.type === 'MemberExpression' && level !== undefined && LOG_LEVELS.has(level) && lastName(at(callee, 'object')) === 'log';
 }
 
 function insideLogCall(node: Node): boolean {
-  for (let n: Node | null = node; n?.parent; n = n.parent) {
-    if (isLogCall(n.parent) && (n.parent as { arguments: unknown[] }).arguments.includes(n)) return true;
+  for (let n: Node = node; n.parent; n = n.parent) {
+    if (isLogCall(n.parent) && (n.parent.arguments as Node[]).includes(n)) return true;
   }
   return false;
 }
 
 function handledLiteral(lit: Node): boolean {
   const p = lit.parent;
-  if (p.type === 'SwitchCase') return p.test === lit && isDispatchOperand((p.parent as { discriminant: Node }).discriminant);
-  if (p.type === 'BinaryExpression' && ['===', '!==', '==', '!='].includes(p.operator)) {
-    const other = (p.left === lit ? p.right : p.left) as Node;
-    return isDispatchOperand(other);
+  if (!p) return false;
+  if (p.type === 'SwitchCase') return p.test === lit && p.parent !== null && isDispatchOperand(at(p.parent, 'discriminant'));
+  if (p.type === 'BinaryExpression' && ['===', '!==', '==', '!='].includes(p.operator as string)) {
+    return isDispatchOperand(p.left === lit ? at(p, 'right') : at(p, 'left'));
   }
   return false;
 }
 
-function keyName(key: Node, computed: boolean): string | undefined {
-  if (computed) return undefined;
-  if (key.type === 'Identifier') return key.name;
+function keyName(owner: Node, field: string): string | undefined {
+  const key = at(owner, field);
+  if (owner.computed) return undefined;
+  if (key.type === 'Identifier') return key.name as string;
   if (key.type === 'Literal' && typeof key.value === 'string') return key.value;
   return undefined;
 }
@@ -95,53 +101,47 @@ function keyName(key: Node, computed: boolean): string | undefined {
 const factsRule: Rule.RuleModule = {
   meta: { type: 'problem', schema: [] },
   create(context) {
-    const report = (node: Node, fact: Fact): void => context.report({ node, message: JSON.stringify(fact) });
+    const report = (node: Node, fact: Fact): void => context.report({ node: node as unknown as Rule.Node, message: JSON.stringify(fact) });
     const line = (node: Node): number => node.loc?.start.line ?? 0;
-    return {
-      Literal(node) {
-        const lit = node as Node;
-        if (typeof (lit as { value: unknown }).value !== 'string') return;
-        const name = (lit as { value: string }).value;
+    const listener: Record<string, (node: Node) => void> = {
+      Literal(lit) {
+        if (typeof lit.value !== 'string') return;
         const p = lit.parent;
-        if ((p.type === 'Property' && p.key === lit) || p.type === 'ImportDeclaration' || p.type === 'ExportNamedDeclaration') return;
-        report(lit, { kind: handledLiteral(lit) ? 'handled' : 'mentioned', name, line: line(lit) });
+        if (!p || (p.type === 'Property' && p.key === lit) || p.type === 'ImportDeclaration' || p.type === 'ExportNamedDeclaration') return;
+        report(lit, { kind: handledLiteral(lit) ? 'handled' : 'mentioned', name: lit.value, line: line(lit) });
       },
-      Property(node) {
-        const prop = node as Node & { key: Node; computed: boolean };
-        const name = keyName(prop.key, prop.computed);
+      Property(prop) {
+        const name = keyName(prop, 'key');
         if (name === undefined) return;
         // A key in a destructuring pattern reads the property; in an object literal it writes one.
-        const reading = prop.parent.type === 'ObjectPattern';
+        const reading = prop.parent?.type === 'ObjectPattern';
         report(prop, { kind: reading ? (insideLogCall(prop) ? 'logged' : 'read') : 'written', name, line: line(prop) });
       },
-      'MethodDefinition, PropertyDefinition'(node: Node) {
-        const m = node as Node & { key: Node; computed: boolean; kind?: string };
-        const name = keyName(m.key, m.computed);
-        if (name === undefined || m.kind === 'constructor') return;
-        report(m, { kind: 'written', name, line: line(m) });
+      'MethodDefinition, PropertyDefinition'(member) {
+        const name = keyName(member, 'key');
+        if (name === undefined || member.kind === 'constructor') return;
+        report(member, { kind: 'written', name, line: line(member) });
       },
-      MemberExpression(node) {
-        const m = node as Node & { property: Node; computed: boolean };
-        const name = keyName(m.property, m.computed);
+      MemberExpression(m) {
+        const name = keyName(m, 'property');
         if (name === undefined) return;
         const p = m.parent;
-        const plainWrite = p.type === 'AssignmentExpression' && p.left === m && p.operator === '=';
-        if (plainWrite) report(m, { kind: 'written', name, line: line(m) });
-        else report(m, { kind: insideLogCall(m) ? 'logged' : 'read', name, line: line(m) });
+        const plainWrite = p?.type === 'AssignmentExpression' && p.left === m && p.operator === '=';
+        report(m, { kind: plainWrite ? 'written' : insideLogCall(m) ? 'logged' : 'read', name, line: line(m) });
       },
-      'Program:exit'(node: Node) {
-        const scopes = context.sourceCode.scopeManager.scopes;
-        for (const scope of scopes) {
+      'Program:exit'(program) {
+        for (const scope of context.sourceCode.scopeManager.scopes) {
           for (const v of scope.variables) {
             if (v.defs.length === 0) continue;
             const reads = v.references.filter((r) => r.isRead());
-            if (reads.length > 0 && reads.every((r) => insideLogCall(r.identifier as Node))) {
-              report(node, { kind: 'logged-only', name: v.name, line: v.defs[0].name.loc?.start.line ?? 0 });
+            if (reads.length > 0 && reads.every((r) => insideLogCall(r.identifier as unknown as Node))) {
+              report(program, { kind: 'logged-only', name: v.name, line: v.defs[0].name.loc?.start.line ?? 0 });
             }
           }
         }
       },
     };
+    return listener as Rule.RuleListener;
   },
 };
 
@@ -209,6 +209,8 @@ export function lintTree(root: string): TreeFacts {
   return facts;
 }
 
+type KnipIssues = Record<string, Record<string, Record<string, { symbol: string; line?: number }>>>;
+
 /** knip's unused files and exports, per tree; `trees` maps a name to a system folder and its entry. */
 export async function knipTrees(workRoot: string, trees: Map<string, { dir: string; entry: string }>): Promise<Map<string, Finding[]>> {
   // One knip run over a workspace per tree is much faster than one run per tree.
@@ -220,10 +222,10 @@ export async function knipTrees(workRoot: string, trees: Map<string, { dir: stri
   }
   fs.writeFileSync(path.join(workRoot, 'package.json'), JSON.stringify({ name: 'leak-check', private: true, workspaces: Object.keys(workspaces) }));
   fs.writeFileSync(path.join(workRoot, 'knip.json'), JSON.stringify({ workspaces, ignoreDependencies: [/.*/.source] }));
-  const { main } = await import('knip');
+  // knip's published types (dist/types.d.ts) omit `main`, which its index exports.
+  const { main } = (await import('knip')) as unknown as { main(options: unknown): Promise<{ issues: KnipIssues }> };
   const { createOptions } = await import('knip/session');
-  const options = await createOptions({ cwd: workRoot, includedIssueTypes: ['files', 'exports', 'types', 'nsExports', 'nsTypes'] as never, isShowProgress: false } as never);
-  const { issues } = await main(options);
+  const { issues } = await main(await createOptions({ cwd: workRoot, isShowProgress: false }));
   const out = new Map<string, Finding[]>([...trees.keys()].map((k) => [k, []]));
   const owner = (abs: string): [string, string] | undefined => {
     for (const [name, { dir }] of trees) if (abs.startsWith(dir + path.sep)) return [name, path.relative(dir, abs)];
