@@ -97,6 +97,18 @@ function keyName(owner: Node, field: string): string | undefined {
   return undefined;
 }
 
+interface Def {
+  type: string;
+  node: Node;
+}
+
+/** A caught error, in a catch clause or a promise's `.catch` callback: logging it is its use (as no-unused-vars' caughtErrors: 'none'). */
+function isCaughtError(def: Def): boolean {
+  if (def.type === 'CatchClause') return true;
+  const call = def.type === 'Parameter' ? def.node.parent : null;
+  return call?.type === 'CallExpression' && lastName(at(call, 'callee')) === 'catch';
+}
+
 /** Collects the facts above; it reports each as a message whose text is the fact in JSON. */
 const factsRule: Rule.RuleModule = {
   meta: { type: 'problem', schema: [] },
@@ -132,7 +144,7 @@ const factsRule: Rule.RuleModule = {
       'Program:exit'(program) {
         for (const scope of context.sourceCode.scopeManager.scopes) {
           for (const v of scope.variables) {
-            if (v.defs.length === 0) continue;
+            if (v.defs.length === 0 || isCaughtError(v.defs[0] as unknown as Def)) continue;
             const reads = v.references.filter((r) => r.isRead());
             if (reads.length > 0 && reads.every((r) => insideLogCall(r.identifier as unknown as Node))) {
               report(program, { kind: 'logged-only', name: v.name, line: v.defs[0].name.loc?.start.line ?? 0 });
