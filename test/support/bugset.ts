@@ -31,6 +31,7 @@ export const bugJson = {
   id: 'toy-off-by-one',
   title: 'Counter is off by one',
   tier: 1,
+  faults: [],
   categories: ['message-loss'],
   modelledAfter: { project: 'toy', id: 'toy#1', url: 'https://example.org/toy/1' },
   reproducer: { scenario: 'count', trials: 3 },

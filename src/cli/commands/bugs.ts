@@ -7,7 +7,7 @@ import { EXIT, printJson, say } from '../output';
 
 export const bugsOptions = options(
   outputOptions(),
-  optionGroup([new Option('--markdown', "the README's bug table (id, system, upstream reference, tier, categories)")], z.object({ markdown: z.boolean().optional() })),
+  optionGroup([new Option('--markdown', "the README's bug table (id, system, upstream reference, tier, faults, categories)")], z.object({ markdown: z.boolean().optional() })),
 );
 
 export async function commandBugs(o: OptionsOf<typeof bugsOptions>): Promise<number> {
@@ -16,12 +16,12 @@ export async function commandBugs(o: OptionsOf<typeof bugsOptions>): Promise<num
   else if (o.json) {
     printJson({
       root: catalog.root,
-      bugs: catalog.bugs.map((b) => ({ id: b.id, title: b.title, system: b.system, tier: b.tier, difficulty: b.difficulty, categories: b.categories, modelledAfter: b.modelledAfter })),
+      bugs: catalog.bugs.map((b) => ({ id: b.id, title: b.title, system: b.system, tier: b.tier, difficulty: b.difficulty, faults: b.manifest.faults, categories: b.categories, modelledAfter: b.modelledAfter })),
       problems: catalog.problems,
     });
   } else {
-    const rows = catalog.bugs.map((b) => [b.id, b.system, `${b.tier} (${b.difficulty})`, b.categories.join(','), `${b.modelledAfter.id}`, b.title]);
-    const head = ['BUG', 'SYSTEM', 'TIER', 'CATEGORIES', 'UPSTREAM', 'TITLE'];
+    const rows = catalog.bugs.map((b) => [b.id, b.system, `${b.tier} (${b.difficulty})`, b.manifest.faults.join(',') || 'none', b.categories.join(','), `${b.modelledAfter.id}`, b.title]);
+    const head = ['BUG', 'SYSTEM', 'TIER', 'FAULTS', 'CATEGORIES', 'UPSTREAM', 'TITLE'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
     say(fmt(head));

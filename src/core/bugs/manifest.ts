@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as fs from 'node:fs/promises';
 import { UserError } from '../errors';
+import { FaultProfile } from './fault-profile';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 const JsonValue: z.ZodType<import('../../runtime/types').Json> = z.lazy(() =>
@@ -62,8 +63,10 @@ export const Category = z.enum([
 export const BugManifest = z.strictObject({
   id: Id,
   title: z.string().min(1),
-  /** 1: one reordered or dropped message; 2: crash/restart with bad persistence ordering; 3: partition, failover and restart combined. */
+  /** What the bug needs to show, from its failing run's faults (fault-profile.ts): 1 message-level faults only, 2 one kind of node-level fault, 3 two or more. */
   tier: Tier,
+  /** The fault kinds a failing simulated run of the reproducer injects; test/bugs/tiers.test.ts derives and checks them. */
+  faults: FaultProfile,
   categories: z.array(Category).min(1),
   modelledAfter: z.strictObject({ project: z.string().min(1), id: z.string().min(1), url: z.url() }),
   reproducer: z.strictObject({

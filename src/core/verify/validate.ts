@@ -6,6 +6,7 @@ import { copySystemParts, materialiseBuggySource, referenceFix } from '../bugs/w
 import { applyUnifiedDiff, diffTrees } from '../patch/unified';
 import { inPool } from '../pool';
 import { runScenarioTrials, type TrialsResult } from '../repro/trials';
+import { faultProblems, measureFaults, type MeasuredFaults } from './faults';
 import { withScratch } from './scratch';
 import { VALIDATE_BUGGY_SEEDS, VALIDATE_FIX_SEEDS, verifyInSimulation, type SimVerification } from './simulate';
 import { SOURCE_ROOTS, simOptions, type CheckOptions } from './verify';
@@ -20,6 +21,8 @@ export interface ValidationResult {
   regression: { code: 'buggy' | 'fixed'; result: TrialsResult }[];
   /** The reproducer over simulated seeds: the buggy code's failure rate, and the fix over at least VALIDATE_FIX_SEEDS seeds. */
   sim?: SimVerification;
+  /** The faults of the buggy code's first failing simulated run, and the tier they give. */
+  faults?: MeasuredFaults;
   problems: string[];
 }
 
@@ -77,7 +80,9 @@ export async function validateBug(
       if (opts.sim === false || opts.signal?.aborted) return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, problems };
       const sim = await verifyInSimulation(system, scenario, buggyDir, fixedDir, { ...simOptions(opts), measureSeeds: opts.simBuggySeeds ?? VALIDATE_BUGGY_SEEDS, floor: VALIDATE_FIX_SEEDS });
       problems.push(...simProblems(sim));
-      return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, sim, problems };
+      const faults = await measureFaults(system, bug, buggyDir);
+      problems.push(...faultProblems(bug, faults));
+      return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, sim, ...(faults && { faults }), problems };
     });
   if (opts.keepRuns) return run(path.join(opts.keepRuns, bug.id));
   return withScratch((runRoot) => run(runRoot));
