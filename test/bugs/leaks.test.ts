@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { findSystem, loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { copySystemParts, materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { compareTrees, formatFinding, knipTrees, lintTree, type Finding } from '../support/leak-analysis';
-import { tempDir } from '../support/bugset';
+import { tempDir, writeFiles } from '../support/bugset';
 
 /**
  * Nothing in a bug's workspace may give its fix away: every bug's buggy tree is compared
@@ -50,6 +50,58 @@ describe('bug workspaces leak nothing of the fix', function () {
   after(() => work?.dispose());
 
   it('finds the bugs', () => assert.ok(leaks.size >= 30, `${leaks.size} bugs`));
+
+  it('reports each kind of leak it looks for', async () => {
+    // A fixed tree and a buggy one that keeps, unused, everything the fix uses.
+    const toy = tempDir('ddbench-leaks-toy-');
+    try {
+      const node = (fixed: boolean): string =>
+        [
+          "import { helper } from './util.js';",
+          'export function createNode(rt) {',
+          '  const state = { term: 0 };',
+          '  rt.exposeState(() => state);',
+          '  rt.onMessage(({ from, type, body }) => {',
+          '    switch (type) {',
+          "      case 'Probe':",
+          fixed ? "        return rt.send(from, 'ProbeResp', { ok: body.at >= state.term });" : "        return rt.send(from, 'ProbeResp', { ok: true });",
+          "      case 'Catchup':",
+          '        return helper(rt, body);',
+          '    }',
+          '  });',
+          fixed ? "  return { start() { for (const n of rt.nodes) rt.send(n, 'Catchup', { lag: 0 }); } };" : "  return { start() { rt.log.info('started', { term: state.term }); } };",
+          '}',
+          '',
+        ].join('\n');
+      const util = (fixed: boolean): string =>
+        [
+          'export function helper(rt, body) {',
+          fixed ? '  const lag = body.lag;\n  rt.log.info("catch up", { lag });\n  return lag;' : '  const lag = body.lag;\n  rt.log.info("catch up", { lag });',
+          '}',
+          'export function gen(rt, generation) {',
+          fixed ? '  return generation > 0 ? rt.id : null;' : '  return rt.id;',
+          '}',
+          fixed ? '' : 'export const UNUSED = 1;',
+          '',
+        ].join('\n');
+      const trees = new Map<string, { dir: string; entry: string }>();
+      for (const fixed of [false, true]) {
+        const dir = path.join(toy.dir, fixed ? 'fixed' : 'buggy');
+        writeFiles(dir, { 'src/node.js': node(fixed), 'src/util.js': util(fixed) + 'export const users = [gen];\n', 'scenarios/basic.mjs': "import { users } from '../src/util.js';\nexport default users;\n" });
+        trees.set(fixed ? 'fixed' : 'buggy', { dir, entry: 'src/node.js' });
+      }
+      const knip = await knipTrees(toy.dir, trees);
+      const [buggy, fixed] = ['buggy', 'fixed'].map((name) => {
+        const facts = lintTree(trees.get(name)!.dir);
+        facts.findings.push(...knip.get(name)!);
+        return facts;
+      });
+      const found = compareTrees(buggy, fixed).map((f) => `${f.check} ${f.name}`).sort();
+      assert.deepEqual(found, ['field term', 'knip-exports UNUSED', 'logged-only lag', 'message-type Catchup', 'no-unused-vars generation']);
+    } finally {
+      toy.dispose();
+    }
+  });
 
   it('no bug leaves behind what only its fix uses', () => {
     const lines = catalog.bugs.flatMap((bug) => {
