@@ -88,6 +88,8 @@ describe('bug workspaces leak nothing of the fix', function () {
       for (const fixed of [false, true]) {
         const dir = path.join(toy.dir, fixed ? 'fixed' : 'buggy');
         writeFiles(dir, { 'src/node.js': node(fixed), 'src/util.js': util(fixed) + 'export const users = [gen];\n', 'scenarios/basic.mjs': "import { users } from '../src/util.js';\nexport default users;\n" });
+        // The fixed tree uses the epoch cache; the buggy one keeps its file.
+        writeFiles(dir, { 'src/epochs.js': 'export const epochs = [];\n', ...(fixed ? { 'src/node.js': node(fixed) + "export { epochs } from './epochs.js';\n" } : {}) });
         trees.set(fixed ? 'fixed' : 'buggy', { dir, entry: 'src/node.js' });
       }
       const knip = await knipTrees(toy.dir, trees);
@@ -97,7 +99,7 @@ describe('bug workspaces leak nothing of the fix', function () {
         return facts;
       });
       const found = compareTrees(buggy, fixed).map((f) => `${f.check} ${f.name}`).sort();
-      assert.deepEqual(found, ['field term', 'knip-exports UNUSED', 'logged-only lag', 'message-type Catchup', 'no-unused-vars generation']);
+      assert.deepEqual(found, ['field term', 'knip-exports UNUSED', 'knip-files epochs.js', 'logged-only lag', 'message-type Catchup', 'no-unused-vars generation']);
     } finally {
       toy.dispose();
     }

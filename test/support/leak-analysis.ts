@@ -33,7 +33,7 @@ export interface TreeFacts {
   written: Map<string, Site>;
   /** Property names read outside log calls. */
   read: Set<string>;
-  /** Property names read only as arguments of log calls somewhere. */
+  /** Property names read as arguments of log calls. */
   logged: Set<string>;
 }
 
@@ -195,26 +195,13 @@ export function lintTree(root: string): TreeFacts {
         continue;
       }
       const fact = JSON.parse(m.message) as Fact;
-      const site = { file, line: fact.line };
-      switch (fact.kind) {
-        case 'handled':
-          if (!facts.handled.has(fact.name)) facts.handled.set(fact.name, site);
-          break;
-        case 'mentioned':
-          facts.mentioned.add(fact.name);
-          break;
-        case 'written':
-          if (!facts.written.has(fact.name)) facts.written.set(fact.name, site);
-          break;
-        case 'read':
-          facts.read.add(fact.name);
-          break;
-        case 'logged':
-          facts.logged.add(fact.name);
-          break;
-        case 'logged-only':
-          facts.findings.push({ check: 'logged-only', file, line: fact.line, name: fact.name, detail: `'${fact.name}' is only ever logged` });
-          break;
+      if (fact.kind === 'logged-only') {
+        facts.findings.push({ check: 'logged-only', file, line: fact.line, name: fact.name, detail: `'${fact.name}' is only ever logged` });
+      } else if (fact.kind === 'handled' || fact.kind === 'written') {
+        // The first site is the one a finding names.
+        if (!facts[fact.kind].has(fact.name)) facts[fact.kind].set(fact.name, { file, line: fact.line });
+      } else {
+        facts[fact.kind].add(fact.name);
       }
     }
   }
