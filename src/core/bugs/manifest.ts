@@ -125,6 +125,11 @@ export const BugManifest = z.strictObject({
   }),
   /** A graded ladder, never shown to the agent: where to look, what evidence to read, the mechanism, the fix idea (the last may name the fix). */
   hints: z.array(z.string().min(1)).min(3).max(5),
+  /**
+   * Names the leak check (test/bugs/leaks.test.ts) must not report although the buggy code
+   * leaves them unused and the fix uses them: an upstream API the buggy version also had.
+   */
+  keep: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })).default([]),
 });
 export type BugManifest = z.infer<typeof BugManifest>;
 
