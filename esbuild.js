@@ -1,4 +1,4 @@
-// Bundles the extension, the CLI and the node runtime host for Node, and the webviews for the browser.
+// Bundles the extension, the CLI, the sandboxed simulation child and its workers, and the node runtime host for Node, and the webviews for the browser.
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -13,7 +13,7 @@ const nodeExternals = ['cpu-features', '*.node'];
 const nodeBuilds = [
   { entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist' },
-  { entryPoints: { 'sim-worker': 'src/core/sim/worker-entry.ts' }, outdir: 'dist' },
+  { entryPoints: { 'sim-child': 'src/core/sim/child-entry.ts', 'sim-worker': 'src/core/sim/worker-entry.ts' }, outdir: 'dist' },
   { entryPoints: { 'runtime/live-host': 'src/runtime/live-host.ts' }, outdir: 'dist' },
 ];
 

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { findSystem, loadCatalog, type SystemEntry } from '../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../src/core/bugs/workspace';
 import { runScenarioTrials } from '../src/core/repro/trials';
-import { searchSeedsInWorkers, workerScript } from '../src/core/sim/pool';
+import { simulateSeedsFile } from '../src/core/sim/sandboxed';
 import { runSimTrial } from '../src/core/sim/sim-trial';
 import { prepareTarget, prepareTargetFile, type SimTarget } from '../src/core/sim/target';
 
@@ -99,11 +99,10 @@ async function main(): Promise<void> {
   const twoSeconds = path.join(__dirname, 'scenarios', 'raftkv-2s.mjs');
   await measure('raftkv, 3 nodes, 2-second scenario', 'correct', await prepareTargetFile(raftkv, raftkv.dir, twoSeconds), seeds);
   const cores = os.availableParallelism();
-  const script = workerScript();
-  if (cores > 1 && script !== undefined) {
-    // Worker start-up (module loading, JIT warm-up) is counted: this is what `ddbench sim` gets.
+  if (cores > 1) {
+    // The sandboxed child's and its workers' start-up (module loading, JIT warm-up) is counted: this is what `ddbench sim` gets.
     const many = seeds * 5;
-    const r = await searchSeedsInWorkers({ system: raftkv, sourceDir: raftkv.dir, scenarioPath: twoSeconds }, { seeds: many }, cores, script);
+    const r = await simulateSeedsFile(raftkv, raftkv.dir, twoSeconds, { seeds: many, concurrency: cores });
     console.log(`${`raftkv, 2-second scenario, ${cores} worker threads`.padEnd(44)}  correct  ${String(many).padStart(5)}  ${`${((r.failedSeeds.length / many) * 100).toFixed(0)}%`.padStart(6)}  ${r.seedsPerSecond.toFixed(1).padStart(9)}`);
   }
   for (const test of raftkv.manifest.tests) await measure(`raftkv regression: ${test}`, 'correct', await prepareTarget(raftkv, raftkv.dir, test), Math.min(seeds, 50));

@@ -184,7 +184,7 @@ describe('secrets: the API key reaches no node, file or output', function () {
       assert.match(r.stdout, /^VERIFIED: /m);
       assert.match(logs, /harness-key \{"key":"absent"\}/);
       // The simulation cache holds the verified (patched) source: it is among what is searched.
-      assert.ok(countFiles(ws.dir) > 10 && countFiles(path.join(tmp, 'ddbench-sim')) > 0, 'the run wrote where it is searched');
+      assert.ok(countFiles(ws.dir) > 10 && countFiles(path.join(tmp, `ddbench-${process.getuid?.() ?? ''}`, 'sim')) > 0, 'the run wrote where it is searched');
       assert.ok(allText(ws.dir).includes(REDACTED), 'the key was never met, so redaction was not tested');
       for (const [where, dir] of [['workspace', ws.dir], ['temp', tmp], ['home', home]] as const) assert.deepEqual(filesHolding(dir, KEY), [], `${where} files hold the key`);
       for (const text of [r.stdout, r.stderr]) assert.ok(!text.includes(KEY), 'the key was printed');

@@ -7,6 +7,7 @@ import { EXIT } from '../../src/cli/output';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { openWorkspace } from '../../src/core/bugs/workspace';
 import { readEventsFile } from '../../src/core/events/read';
+import { localIsolation } from '../../src/core/sandbox/isolation';
 import { tempDir } from '../support/bugset';
 
 /** Runs a command in this process and captures what it prints. */
@@ -38,7 +39,8 @@ describe('simulation: ddbench sim and replay', function () {
   it('runs seeds, reports the failing ones and exits 1', async () => {
     const json = await capture(() => commandSim(ws, { seeds: 3, json: true }));
     assert.equal(json.code, EXIT.failed);
-    const r = JSON.parse(json.stdout) as { seedsRun: number; failedSeeds: number[]; firstFailingSeed: number; seedsPerSecond: number; scenario: string };
+    const r = JSON.parse(json.stdout) as { seedsRun: number; failedSeeds: number[]; firstFailingSeed: number; seedsPerSecond: number; scenario: string; isolation: string };
+    assert.equal(r.isolation, localIsolation());
     assert.equal(r.scenario, 'lock-waiter-lease-expiry');
     assert.equal(r.seedsRun, 3);
     assert.deepEqual(r.failedSeeds, [1, 2, 3]);
@@ -49,6 +51,7 @@ describe('simulation: ddbench sim and replay', function () {
     assert.match(human.stdout, /seeds run: 1 \(10\.\.10\)/);
     assert.match(human.stdout, /first failing seed: 10 — fail: invariant violated: mutual exclusion/);
     assert.match(human.stdout, /seeds per second: /);
+    assert.match(human.stdout, /isolation: (bwrap|node-permission|none) /);
     assert.match(human.stdout, /determinism: every seed ran twice with byte-identical events/);
     assert.match(human.stdout, /ddbench replay .* --seed 10/);
   });

@@ -43,6 +43,7 @@ const summary = (seeds: number, failed: number, extra: Partial<SimSummary> = {})
   verdicts: { pass: seeds - failed, fail: failed, error: 0, timeout: 0 },
   failedSeeds: [],
   seedsPerSecond: 250,
+  isolation: 'bwrap',
   ...extra,
 });
 

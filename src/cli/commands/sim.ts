@@ -58,6 +58,7 @@ export async function commandSim(dir: string, o: SimOpts): Promise<number> {
       say(`  failed seeds: ${r.failedSeeds.length}${r.failedSeeds.length ? ` (${(r.failureRate * 100).toFixed(1)}%): ${r.failedSeeds.slice(0, 30).join(', ')}${r.failedSeeds.length > 30 ? ', …' : ''}` : ''}`);
       if (r.firstFailure) say(`  first failing seed: ${r.firstFailure.seed} — ${r.firstFailure.verdict}: ${r.firstFailure.reason ?? ''}`);
       say(`  seeds per second: ${r.seedsPerSecond.toFixed(1)}`);
+      say(`  isolation: ${r.isolation} (docs/security.md)`);
       if (o.checkDeterminism) say(`  determinism: ${r.nondeterministicSeeds.length === 0 ? 'every seed ran twice with byte-identical events' : `seeds ${r.nondeterministicSeeds.join(', ')} gave different events on a second run`}`);
       if (shrunk) printShrunk(shrunk);
       if (r.firstFailingSeed !== undefined) say(`\nreplay it: ddbench replay ${r.dir} --seed ${r.firstFailingSeed}${o.scenario ? ` --scenario ${o.scenario}` : ''}`);

@@ -6,7 +6,7 @@ import { UserError } from '../errors';
 import type { TrialResult } from '../scenario/verdict';
 import { redact } from '../secrets';
 import type { Decision } from './decisions';
-import { eventsDigest, writeEventsFile } from './events-file';
+import { writeEventsFile } from './events-file';
 import { SimOptions, type SimOptionsInput } from './options';
 import { runSimTrial, type SimTrialResult } from './sim-trial';
 import type { SimTarget } from './target';
@@ -21,17 +21,15 @@ export const ScheduleFile = z.strictObject({
 export type ScheduleFile = z.infer<typeof ScheduleFile>;
 
 export interface ReplayOptions {
-  /** The events.jsonl to write; trial.json goes beside it. */
+  /** The events.jsonl to write. */
   eventsFile: string;
   keep?: readonly number[];
   sim?: SimOptionsInput;
 }
 
-export interface ReplayResult {
+/** What a replay gives besides its events file. */
+export interface ReplayRun {
   result: SimTrialResult;
-  eventsFile: string;
-  /** SHA-256 of the events file: two replays of one schedule give the same. */
-  digest: string;
   /** The failing check event, when the run failed on one. */
   failedCheck?: Event;
   /** The events just before the verdict: where it failed. */
@@ -39,44 +37,50 @@ export interface ReplayResult {
   decisions: readonly Decision[];
 }
 
+export interface ReplayResult extends ReplayRun {
+  eventsFile: string;
+  /** SHA-256 of the events file: two replays of one schedule give the same. */
+  digest: string;
+}
+
 const LAST_EVENTS = 12;
 
-/** Replays one seed (or shrunk schedule) and writes its events and verdict for the timeline and the evidence tools. */
-export async function replaySeed(target: SimTarget, seed: number, opts: ReplayOptions): Promise<ReplayResult> {
-  const runDir = path.dirname(opts.eventsFile);
+/** Replays one seed (or shrunk schedule) and writes its events for the timeline and the evidence tools. */
+export async function replayRun(target: SimTarget, seed: number, opts: ReplayOptions): Promise<ReplayRun> {
   const { result, cluster } = await runSimTrial(target, {
     seed,
     sim: opts.sim,
     record: true,
-    runDir,
+    runDir: path.dirname(opts.eventsFile),
     ...(opts.keep && { keep: new Set(opts.keep) }),
   });
   const events = cluster.events();
   writeEventsFile(opts.eventsFile, events);
-  // The live trial's record, so tools that read trial.json read replays too.
+  const failedIndex = events.findIndex((e) => e.kind === 'check' && e.fields?.ok === false);
+  const end = failedIndex >= 0 ? failedIndex : events.length;
+  return {
+    result,
+    ...(failedIndex >= 0 && { failedCheck: events[failedIndex] }),
+    lastEvents: events.slice(Math.max(0, end - LAST_EVENTS), end),
+    decisions: cluster.decisionLog(),
+  };
+}
+
+/** Writes a replay's trial.json beside its events: the live trial's record, so tools that read trial.json read replays too. */
+export function writeReplayTrial(eventsFile: string, seed: number, result: SimTrialResult): void {
   const trial: TrialResult & { simulated: true; virtualMs: number } = {
     index: 0,
     scenario: result.scenario,
     seed,
     verdict: result.verdict,
     durationMs: result.durationMs,
-    eventsFile: opts.eventsFile,
+    eventsFile,
     ...(result.reason !== undefined && { reason: result.reason }),
     ...(result.violation && { violation: result.violation }),
     simulated: true,
     virtualMs: result.virtualMs,
   };
-  fs.writeFileSync(path.join(runDir, 'trial.json'), redact(JSON.stringify(trial, null, 2)) + '\n');
-  const failedIndex = events.findIndex((e) => e.kind === 'check' && e.fields?.ok === false);
-  const end = failedIndex >= 0 ? failedIndex : events.length;
-  return {
-    result,
-    eventsFile: opts.eventsFile,
-    digest: eventsDigest(events),
-    ...(failedIndex >= 0 && { failedCheck: events[failedIndex] }),
-    lastEvents: events.slice(Math.max(0, end - LAST_EVENTS), end),
-    decisions: cluster.decisionLog(),
-  };
+  fs.writeFileSync(path.join(path.dirname(eventsFile), 'trial.json'), redact(JSON.stringify(trial, null, 2)) + '\n');
 }
 
 export function readScheduleFile(file: string): ScheduleFile {

@@ -1,4 +1,6 @@
+import type { Isolation } from '../sandbox/levels';
 import type { Verdict } from '../scenario/verdict';
+import type { SeedLimits } from './limits';
 import type { SimOptionsInput } from './options';
 import type { SimTrialResult } from './sim-trial';
 
@@ -15,6 +17,10 @@ export interface SeedSearchOptions {
   checkDeterminism?: boolean;
   /** Worker threads running seeds at once; by default one per core once there are seeds enough to share. */
   concurrency?: number;
+  /** Each seed's budgets (limits.ts); by default from the scenario's timeoutMs. */
+  limits?: SeedLimits;
+  /** Real ms the whole sandboxed search may take; by default every seed's budget, shared among the workers. */
+  wallMs?: number;
   onSeed?: (r: SimTrialResult, done: number, total: number) => void;
   signal?: AbortSignal;
 }
@@ -34,10 +40,12 @@ export interface SeedSearchResult {
   elapsedMs: number;
   /** Seeds whose two runs differed (with checkDeterminism): the system or scenario depends on something outside the seed. */
   nondeterministicSeeds: number[];
+  /** How the code under simulation was kept from the machine (sandbox/isolation.ts); none for a search in the harness's own thread. */
+  isolation: Isolation;
 }
 
 /** The search's result from its runs, given in seed order. */
-export function tally(scenario: string, from: number, results: readonly SimTrialResult[], nondeterministicSeeds: number[], elapsedMs: number): SeedSearchResult {
+export function tally(scenario: string, from: number, results: readonly SimTrialResult[], nondeterministicSeeds: number[], elapsedMs: number): Omit<SeedSearchResult, 'isolation'> {
   const verdicts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0, timeout: 0 };
   for (const r of results) verdicts[r.verdict]++;
   const failed = results.filter((r) => r.verdict !== 'pass');

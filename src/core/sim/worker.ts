@@ -1,17 +1,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { z } from 'zod';
-import type { SystemEntry } from '../bugs/catalog';
 import { SystemManifest } from '../bugs/manifest';
 import { eventsDigest } from './events-file';
 import { SimOptions } from './options';
 import { runSimTrial, type SimTrialResult } from './sim-trial';
-import { prepareTargetFile } from './target';
+import { loadTarget } from './target';
 
 /** What a seed-search worker is started with. */
 export const SimWorkerData = z.strictObject({
   kind: z.literal('ddbench-sim-worker'),
-  system: z.strictObject({ id: z.string(), dir: z.string(), manifest: SystemManifest }),
-  sourceDir: z.string(),
+  manifest: SystemManifest,
+  srcRoot: z.string(),
   scenarioPath: z.string(),
   sim: SimOptions.partial().optional(),
   checkDeterminism: z.boolean(),
@@ -20,7 +19,7 @@ export type SimWorkerData = z.infer<typeof SimWorkerData>;
 
 export type ToWorker = { t: 'run'; seed: number };
 export type FromWorker =
-  | { t: 'ready'; scenario: string }
+  | { t: 'ready'; scenario: string; timeoutMs: number }
   | { t: 'result'; result: SimTrialResult; nondeterministic: boolean }
   | { t: 'failed'; message: string };
 
@@ -30,8 +29,7 @@ export async function runSimWorker(): Promise<void> {
   if (port === null) throw new Error('runSimWorker must run in a worker thread');
   try {
     const data = SimWorkerData.parse(workerData);
-    const system: SystemEntry = data.system;
-    const target = await prepareTargetFile(system, data.sourceDir, data.scenarioPath);
+    const target = await loadTarget(data.manifest, data.srcRoot, data.scenarioPath);
     port.on('message', (m: ToWorker) => {
       void (async () => {
         const run = await runSimTrial(target, { seed: m.seed, sim: data.sim });
@@ -43,7 +41,7 @@ export async function runSimWorker(): Promise<void> {
         port.postMessage({ t: 'result', result: run.result, nondeterministic } satisfies FromWorker);
       })().catch((err: unknown) => port.postMessage({ t: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies FromWorker));
     });
-    port.postMessage({ t: 'ready', scenario: target.scenario.name } satisfies FromWorker);
+    port.postMessage({ t: 'ready', scenario: target.scenario.name, timeoutMs: target.scenario.timeoutMs } satisfies FromWorker);
   } catch (err) {
     port.postMessage({ t: 'failed', message: err instanceof Error ? err.message : String(err) } satisfies FromWorker);
   }

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { resolveWorkspace } from '../bugs/workspace';
 import { runsDir } from '../bugs/runs';
 import type { SimOptionsInput } from './options';
-import { replaySeed, type ReplayResult, type ScheduleFile } from './replay';
-import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from './seeds';
-import { shrinkFailure, type ShrinkOptions, type ShrunkSchedule } from './shrink';
-import { prepareTarget } from './target';
+import type { ScheduleFile } from './replay';
+import { replaySeed, shrinkSeed, simulateSeeds, type SandboxedReplay, type SandboxedShrink } from './sandboxed';
+import type { SeedSearchOptions, SeedSearchResult } from './search';
+import type { ShrinkOptions } from './shrink';
 
 export interface WorkspaceSimOptions extends SeedSearchOptions {
   /** A scenario of the system other than the bug's reproducer (a regression check, say). */
@@ -26,10 +26,9 @@ export async function simulateWorkspace(dir: string, opts: WorkspaceSimOptions):
 }
 
 /** Shrinks a failing seed of the workspace's reproducer (or another scenario) to the decisions that matter. */
-export async function shrinkWorkspaceSeed(dir: string, seed: number, opts: ShrinkOptions & { scenario?: string } = {}): Promise<ShrunkSchedule> {
+export async function shrinkWorkspaceSeed(dir: string, seed: number, opts: ShrinkOptions & { scenario?: string } = {}): Promise<SandboxedShrink> {
   const ws = await resolveWorkspace(dir);
-  const target = await prepareTarget(ws.system, ws.info.dir, opts.scenario ?? ws.bug.manifest.reproducer.scenario);
-  return shrinkFailure(target, seed, opts);
+  return shrinkSeed(ws.system, ws.info.dir, opts.scenario ?? ws.bug.manifest.reproducer.scenario, seed, opts);
 }
 
 export interface WorkspaceReplayOptions {
@@ -45,25 +44,24 @@ export interface WorkspaceReplayOptions {
   shrinkOptions?: ShrinkOptions;
 }
 
-export interface WorkspaceReplayResult extends ReplayResult {
+export interface WorkspaceReplayResult extends SandboxedReplay {
   bugId: string;
   scenario: string;
   seed: number;
   /** schedule.json beside the events: `ddbench replay --schedule` replays it exactly. */
   scheduleFile: string;
-  shrunk?: ShrunkSchedule;
+  shrunk?: SandboxedShrink;
 }
 
 /** Replays one seed of the workspace's reproducer and writes its events under the workspace's runs. */
 export async function replayWorkspaceSeed(dir: string, opts: WorkspaceReplayOptions): Promise<WorkspaceReplayResult> {
   const ws = await resolveWorkspace(dir);
   const scenario = opts.scenario ?? ws.bug.manifest.reproducer.scenario;
-  const target = await prepareTarget(ws.system, ws.info.dir, scenario);
-  const shrunk = opts.shrink ? await shrinkFailure(target, opts.seed, { ...opts.shrinkOptions, sim: opts.sim }) : undefined;
+  const shrunk = opts.shrink ? await shrinkSeed(ws.system, ws.info.dir, scenario, opts.seed, { ...opts.shrinkOptions, sim: opts.sim }) : undefined;
   const keep = shrunk?.keep ?? opts.keep;
   const name = `replay-seed-${opts.seed}${keep ? '-shrunk' : ''}`;
   const eventsFile = path.resolve(opts.out ?? path.join(runsDir(ws.info.dir), name, 'events.jsonl'));
-  const replay = await replaySeed(target, opts.seed, { eventsFile, sim: opts.sim, ...(keep && { keep }) });
+  const replay = await replaySeed(ws.system, ws.info.dir, scenario, opts.seed, { eventsFile, sim: opts.sim, ...(keep && { keep }) });
   const schedule: ScheduleFile = { scenario, seed: opts.seed, ...(keep && { keep: [...keep] }), ...(opts.sim && { sim: opts.sim }) };
   const scheduleFile = path.join(path.dirname(eventsFile), 'schedule.json');
   fs.writeFileSync(scheduleFile, JSON.stringify(schedule, null, 2) + '\n');

@@ -2,9 +2,7 @@ import * as path from 'node:path';
 import type { BugEntry, SystemEntry } from '../bugs/catalog';
 import { faultProfile, tierOf, type FaultProfile } from '../bugs/fault-profile';
 import { readEventsFile } from '../events/read';
-import { replaySeed } from '../sim/replay';
-import { simulateSeeds } from '../sim/seeds';
-import { prepareTarget } from '../sim/target';
+import { replaySeed, simulateSeeds } from '../sim/sandboxed';
 import { withScratch } from './scratch';
 
 /** Seeds searched for a failing run of the buggy code; a bug that fails this rarely fails validation anyway. */
@@ -28,7 +26,7 @@ export async function measureFaults(system: SystemEntry, bug: BugEntry, buggyDir
   if (seed === undefined) return undefined;
   return withScratch(async (runDir) => {
     const eventsFile = path.join(runDir, 'events.jsonl');
-    await replaySeed(await prepareTarget(system, buggyDir, scenario), seed, { eventsFile });
+    await replaySeed(system, buggyDir, scenario, seed, { eventsFile });
     const faults = faultProfile((await readEventsFile(eventsFile)).events);
     return { seed, faults, tier: tierOf(faults) };
   });

@@ -3,8 +3,10 @@ import fs from 'node:fs';
 import { scenarioFile, type SystemEntry } from '../bugs/catalog';
 import type { Verdict } from '../scenario/verdict';
 import type { SimTrialResult } from '../sim/sim-trial';
-import { simulateSeeds, type SeedSearchOptions, type SeedSearchResult } from '../sim/seeds';
-import { snapshotSource } from '../sim/target';
+import type { Isolation } from '../sandbox/levels';
+import { simulateSeeds } from '../sim/sandboxed';
+import type { SeedSearchOptions, SeedSearchResult } from '../sim/search';
+import { snapshotSource } from '../sim/snapshot-cache';
 
 /**
  * How many seeds verification runs. A fix that survives N seeds of a bug that fails
@@ -42,6 +44,8 @@ export interface SimSummary {
   firstFailingSeed?: number;
   firstFailure?: Pick<SimTrialResult, 'verdict' | 'reason' | 'violation' | 'virtualMs'>;
   seedsPerSecond: number;
+  /** How the simulated code was kept from the machine (sandbox/isolation.ts). */
+  isolation: Isolation;
 }
 
 const MAX_LISTED_SEEDS = 20;
@@ -61,6 +65,7 @@ export function summarize(r: SeedSearchResult): SimSummary {
       firstFailure: { verdict: f.verdict, virtualMs: f.virtualMs, ...(f.reason !== undefined && { reason: f.reason }), ...(f.violation && { violation: f.violation }) },
     }),
     seedsPerSecond: r.seedsPerSecond,
+    isolation: r.isolation,
   };
 }
 

@@ -73,7 +73,9 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
       materialiseBuggySource(ws.system, ws.bug, buggyDir);
       return verifyInSimulation(ws.system, ws.bug.manifest.reproducer.scenario, buggyDir, scratch, simOptions(opts));
     });
-    return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks, verified: checks.verified && sim.passed, sim };
+    // The simulated fix ran in its own sandbox: the verdict claims the weaker of that and the live runs'.
+    const isolation = weakestIsolation([sim.fixed.isolation, ...(checks.isolation !== undefined ? [checks.isolation] : [])]);
+    return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks, verified: checks.verified && sim.passed, sim, isolation };
   });
 }
 
