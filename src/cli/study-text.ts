@@ -3,7 +3,7 @@ import { say } from './output';
 
 /** The report for a terminal: the overall table, the lift, the spread, pass rates per bug. */
 export function printReport(r: Report): void {
-  const apart = [r.inProgress ? `${r.inProgress} in progress` : '', r.errors ? `${r.errors} run error(s)` : ''].filter(Boolean);
+  const apart = [r.inProgress ? `${r.inProgress} in progress` : '', r.errors ? `${r.errors} run error(s)` : '', r.interrupted ? `${r.interrupted} interrupted` : ''].filter(Boolean);
   say(`${r.counted} finished attempt(s) from ${r.files.length} file(s)${apart.length ? `; not counted: ${apart.join(', ')}` : ''}`);
   if (r.counted === 0) return;
   const overall = r.groups.map((g) => [g.id, r.cells.find((c) => c.scope === 'all' && c.group === g.id)!.summary] as const);

@@ -268,7 +268,8 @@ function e2eBug(catalog: Catalog): Catalog['bugs'][number] | undefined {
 }
 
 /** Live node processes (the bundled live host) of the extension installed under `dir`. */
+/** The live hosts started from `dir` (the nodes themselves, not the bubblewrap processes around them). */
 function nodeProcessesUnder(dir: string): string[] {
   const r = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return r.stdout.split('\n').filter((line) => line.includes(dir) && line.includes('live-host'));
+  return r.stdout.split('\n').filter((line) => line.includes(dir) && line.includes('live-host') && path.basename(line.trim().split(/\s+/)[1] ?? '') !== 'bwrap');
 }

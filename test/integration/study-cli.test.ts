@@ -43,11 +43,13 @@ describe('ddbench report and records (CLI)', function () {
     assert.match(r.stderr, /no records here .*\.ddbench\/records.*--records DIR/);
   });
 
-  it('records merge is idempotent; records check lists bad lines and exits 1', () => {
+  it('records merge is idempotent and exits 1 when it skipped lines, with their count; records check lists bad lines and exits 1', () => {
     const into = path.join(tmp, 'merged', 'all.jsonl');
     const first = ddbenchFromSource(['records', 'merge', 'machine-1', 'machine-2', '--into', into, '--json'], tmp);
-    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.code, 1, first.stderr);
+    assert.match(first.stderr, /1 line\(s\) could not be read and were not merged; fix them \(ddbench records check lists them\)/);
     assert.equal((JSON.parse(first.stdout) as { added: number }).added, 4);
+    assert.equal(ddbenchFromSource(['records', 'merge', 'machine-1', '--into', path.join(tmp, 'merged', 'one.jsonl')], tmp).code, 0);
     const again = ddbenchFromSource(['records', 'merge', 'machine-1', 'machine-2', '--into', into], tmp);
     assert.match(again.stdout, /^0 record line\(s\) added .* 4 already there/);
     assert.equal(readRecordsFile(into).lines.length, 4);

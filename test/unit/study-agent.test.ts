@@ -1,7 +1,10 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AgentResult } from '../../src/core/agent/events';
+import type { AgentEvent, AgentResult } from '../../src/core/agent/events';
+import { Interrupted } from '../../src/core/interrupt';
+import { completedKeys } from '../../src/core/study/bench';
+import { buildReport } from '../../src/core/study/report';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { agentAttemptRecord, endpointOf, runAgentAndRecord } from '../../src/core/study/agent';
 import { loadRecords } from '../../src/core/study/collect';
@@ -74,8 +77,8 @@ describe("study: an agent run as an attempt record", () => {
     const ctx = { bug: { id: COUNTER_BUG, system: 'counter', tier: 1 as const }, baseUrl: 'http://localhost:11434/v1', toolVersion: '0' };
     const status = (stopReason: AgentResult['stopReason']) => agentAttemptRecord(finishedRun({ verified: false, stopReason, trajectory: '' }), ctx).status;
     assert.deepEqual(
-      (['step-limit', 'attempt-limit', 'cost-limit', 'format-errors', 'time-limit', 'error', 'stopped'] as const).map(status),
-      ['not-verified', 'not-verified', 'not-verified', 'not-verified', 'timed-out', 'error', 'abandoned'],
+      (['step-limit', 'attempt-limit', 'cost-limit', 'format-errors', 'time-limit', 'error', 'stopped', 'interrupted'] as const).map(status),
+      ['not-verified', 'not-verified', 'not-verified', 'not-verified', 'timed-out', 'error', 'abandoned', 'interrupted'],
     );
   });
 
@@ -92,6 +95,19 @@ describe("study: an agent run as an attempt record", () => {
     assert.deepEqual([stopped.result.stopReason, stopped.record], ['stopped', undefined]);
     const set = loadRecords([workspaceRecordsDir(ws.dir)]);
     assert.deepEqual(set.attempts.map((a) => [a.id, a.bug.tier, a.tool?.version]), [[record.id, 1, JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')).version]]);
+  });
+
+  it('a run interrupted by a signal is recorded as interrupted, and neither a bench nor the report counts it', async () => {
+    const collaborators = { model: new FakeChatModel([call('list_files', {}), { hang: true }]), verifier: new FakeVerifier(() => true).verify, catalog };
+    const abort = new AbortController();
+    const onEvent = (e: AgentEvent) => e.type === 'tool-end' && abort.abort(new Interrupted('SIGINT'));
+    const { result, record } = await runAgentAndRecord({ workspace: ws.dir, settings: { model: 'fake-model' }, signal: abort.signal, onEvent, bench: { key: 'k', repeat: 1 } }, collaborators);
+    assert.deepEqual([result.stopReason, record?.status, record?.agent?.stopReason], ['interrupted', 'interrupted', 'interrupted']);
+    const set = loadRecords([workspaceRecordsDir(ws.dir)]);
+    assert.deepEqual(set.attempts.map((a) => a.status), ['interrupted']);
+    assert.equal(completedKeys(set).size, 0, 'a bench would take the interrupted run as done');
+    const report = buildReport(set, new Map());
+    assert.deepEqual([report.counted, report.interrupted], [0, 1]);
   });
 
   it('records a bench run in the file given, with its job', async () => {

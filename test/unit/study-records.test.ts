@@ -187,7 +187,7 @@ describe('study records: schema, versions, files, merge', () => {
       assert.deepEqual(set.conflicts, []);
     });
 
-    it('merges into one file idempotently: a second merge of the same sources adds nothing', () => {
+    it('merges into one file idempotently: a second merge of the same sources adds nothing', async () => {
       const a = human('P01');
       const b = human('P02');
       const c = agent('m', 'symptom-only');
@@ -196,12 +196,12 @@ describe('study records: schema, versions, files, merge', () => {
       fs.writeFileSync(path.join(tmp, 'v1.jsonl'), JSON.stringify(v1) + '\n{"torn":');
       const target = path.join(tmp, 'out', 'merged.jsonl');
 
-      const first = mergeRecords(target, [tmp]);
+      const first = await mergeRecords(target, [tmp]);
       assert.equal(first.added, 5, 'a, its interaction, b, c and the upgraded v1 record');
       assert.equal(first.duplicates, 1, 'a came twice');
       assert.deepEqual(first.problems.map((p) => p.kind), ['torn']);
 
-      const second = mergeRecords(target, [tmp]);
+      const second = await mergeRecords(target, [tmp]);
       assert.equal(second.added, 0);
       const merged = readRecordsFile(target);
       assert.equal(merged.lines.length, 5);

@@ -7,7 +7,7 @@ import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
 import { runAgentAndRecord } from '../../core/study/agent';
 import { agentBackendOptions, isolationOptions, count, endpointOptions, limitOptions, number, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
-import { EXIT, printJson, progress, say } from '../output';
+import { EXIT, printJson, progress, say, withInterrupt } from '../output';
 import { workspaceFor } from './up';
 
 const D = AGENT_DEFAULTS.limits;
@@ -86,12 +86,9 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
   const dir = await workspaceFor(target);
   if (!apiKey) progress(`ddbench agent: no API key (${apiKeyEnv} is not set); fine for a local server that needs none`);
 
-  const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
-  try {
+  return withInterrupt(async (signal) => {
     // Recorded beside people's attempts in the workspace, for `ddbench report` and the comparison view.
-    const { result } = await runAgentAndRecord({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal: controller.signal, onEvent: printEvent });
+    const { result } = await runAgentAndRecord({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal, onEvent: printEvent });
     if (o.json) printJson(result);
     else {
       const t = result.totals;
@@ -102,9 +99,7 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
     }
     if (result.stopReason === 'error') return EXIT.usage;
     return result.verified ? EXIT.ok : EXIT.failed;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  });
 }
 
 function readPrices(file: string): PriceTable {

@@ -3,14 +3,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { AGENT_DEFAULTS, endpointFromEnv, Protocol, type AgentSettingsInput } from '../../core/agent/config';
-import { findBug, loadCatalog } from '../../core/bugs/catalog';
+import { findBug, loadCatalog, type Catalog } from '../../core/bugs/catalog';
 import { UserError } from '../../core/errors';
-import { completedKeys, parseShard, planBench, runBench, type Shard } from '../../core/study/bench';
+import { completedKeys, lockBenchOut, parseShard, planBench, runBench, type Shard } from '../../core/study/bench';
 import { agentJobRunner } from '../../core/study/bench-agent';
 import { loadRecords } from '../../core/study/collect';
 import { Condition } from '../../core/study/schema';
 import { agentBackendOptions, isolationOptions, count, endpointOptions, limitOptions, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
-import { EXIT, printJson, progress } from '../output';
+import { EXIT, printJson, progress, withInterrupt } from '../output';
 import { benchProgressPrinter } from '../progress-bar';
 import { printReport } from '../study-text';
 import { reportFor, writeOutputs } from './study-report';
@@ -67,10 +67,20 @@ export async function commandBench(o: BenchOpts): Promise<number> {
   const out = path.resolve(o.out);
   const recordsDir = path.join(out, 'records');
   fs.mkdirSync(recordsDir, { recursive: true });
+  const release = lockBenchOut(out);
+  try {
+    return await benchIn(out, recordsDir, o, { catalog, bugs, models, conditions, shard, protocol: protocol?.success ? protocol.data : undefined });
+  } finally {
+    release();
+  }
+}
+
+async function benchIn(out: string, recordsDir: string, o: BenchOpts, plan: { catalog: Catalog; bugs: string[]; models: string[]; conditions: Condition[]; shard: Shard | undefined; protocol: Protocol | undefined }): Promise<number> {
+  const { catalog, bugs, models, conditions, shard, protocol } = plan;
   const jobs = planBench({ bugs, models, conditions, repeats: o.repeats, shard });
   const completed = completedKeys(loadRecords([recordsDir]));
   const settings: Omit<AgentSettingsInput, 'model' | 'condition' | 'baseUrl'> = {
-    ...(protocol?.success && { protocol: protocol.data }),
+    ...(protocol && { protocol }),
     ...(o.trials !== undefined && { trials: o.trials }),
     ...(o.backend !== undefined && { backend: o.backend }),
     ...(o.dockerImage !== undefined && { dockerImage: o.dockerImage }),
@@ -80,25 +90,17 @@ export async function commandBench(o: BenchOpts): Promise<number> {
   const { baseUrl, apiKey } = endpointFromEnv(o);
   progress(`bench: ${jobs.length} run(s)${shard ? ` in shard ${shard.index}/${shard.count}` : ''} (${bugs.length} bug(s) × ${models.length} model(s) × ${conditions.length} condition(s) × ${o.repeats}${shard ? ', this shard’s share' : ''}); ${jobs.filter((j) => completed.has(j.key)).length} already recorded; records: ${recordsDir}`);
 
-  const stop = new AbortController();
-  const onSignal = () => {
-    if (stop.signal.aborted) process.exit(130);
-    progress('\nbench: stopping the running runs (again to quit at once); nothing finished is lost — rerun the same command to resume');
-    stop.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
+  return withInterrupt(async (signal) => {
     const summary = await runBench({
       jobs,
       completed,
       concurrency: o.concurrency,
       runJob: agentJobRunner({ catalog, outDir: out, recordsFile: path.join(recordsDir, recordsFileName(shard)), baseUrl, ...(apiKey && { apiKey }), settings }),
       onProgress: benchProgressPrinter(),
-      signal: stop.signal,
+      signal,
     });
     if (summary.interrupted) {
-      progress(`bench: interrupted after ${summary.ran} run(s) this time; rerun the same command to resume`);
+      progress(`bench: interrupted after ${summary.ran} run(s) this time; nothing finished is lost — rerun the same command to resume`);
       return EXIT.failed;
     }
     const report = await reportFor([recordsDir]);
@@ -107,10 +109,7 @@ export async function commandBench(o: BenchOpts): Promise<number> {
     if (o.json) printJson({ ...summary, out, report });
     else printReport(report);
     return EXIT.ok;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 }
 
 /** One file per shard, so machines sharing a volume never append to the same file. */

@@ -8,7 +8,7 @@ import { runReproducer } from '../../core/verify/reproduce';
 import { verifyFix } from '../../core/verify/verify';
 import { reproducerLines, verificationLines } from '../../core/verify/format';
 import { trialOptions, type OptionsOf } from '../options';
-import { EXIT, say } from '../output';
+import { EXIT, say, withInterrupt } from '../output';
 import { printFirstFailure, trialProgress } from '../report';
 
 export const demoOptions = trialOptions({ trials: 'trials per step' });
@@ -26,23 +26,26 @@ export async function commandDemo(o: OptionsOf<typeof demoOptions>): Promise<num
   const issue = fs.readFileSync(path.join(dir, 'ISSUE.md'), 'utf8').split('\n').slice(0, 12);
   for (const line of issue) say(`   | ${line}`);
 
-  say(`\n2. Running the reproducer on the buggy code (${trials} seeded trials, each a real 3-node cluster, then simulated seeds)…`);
-  const repro = await runReproducer(dir, { trials, onTrial: trialProgress('   ') });
-  for (const line of reproducerLines('buggy code', repro)) say(`   ${line}`);
-  await printFirstFailure(repro, 10);
+  return withInterrupt(async (signal) => {
+    say(`\n2. Running the reproducer on the buggy code (${trials} seeded trials, each a real 3-node cluster, then simulated seeds)…`);
+    const repro = await runReproducer(dir, { trials, signal, onTrial: trialProgress('   ') });
+    for (const line of reproducerLines('buggy code', repro)) say(`   ${line}`);
+    await printFirstFailure(repro, 10);
+    if (signal.aborted) return EXIT.failed;
 
-  say(`\n3. Verifying the bug's reference fix on a scratch copy (${trials} trials + regression checks)…`);
-  const fix = await verifyFix(dir, { kind: 'reference' }, { trials, onTrial: trialProgress('   ') });
-  for (const line of verificationLines(fix, 'fixed code')) say(`   ${line}`);
-  say(fix.verified ? '   VERIFIED: the reference fix passes every trial and every simulated seed.' : '   NOT VERIFIED: the reference fix failed; see the runs above.');
+    say(`\n3. Verifying the bug's reference fix on a scratch copy (${trials} trials + regression checks)…`);
+    const fix = await verifyFix(dir, { kind: 'reference' }, { trials, signal, onTrial: trialProgress('   ') });
+    for (const line of verificationLines(fix, 'fixed code')) say(`   ${line}`);
+    say(fix.verified ? '   VERIFIED: the reference fix passes every trial and every simulated seed.' : '   NOT VERIFIED: the reference fix failed; see the runs above.');
 
-  say('\nWhat to try next:');
-  say(`  ddbench up ${dir}            # launch the cluster and watch its events`);
-  if (repro.sim?.firstFailingSeed !== undefined) say(`  ddbench replay ${dir} --seed ${repro.sim.firstFailingSeed}   # replay a failing seed exactly, events for the timeline`);
-  say(`  code ${dir}                  # open it in VS Code with the DDBench extension`);
-  say(`  # edit ${path.join(dir, 'src')}, then:`);
-  say(`  ddbench verify ${dir}        # verify your own fix (your changes, on a scratch copy)`);
-  say('  ddbench bugs                 # the whole bug set');
-  const reproduced = repro.failed > 0;
-  return reproduced && fix.verified ? EXIT.ok : EXIT.failed;
+    say('\nWhat to try next:');
+    say(`  ddbench up ${dir}            # launch the cluster and watch its events`);
+    if (repro.sim?.firstFailingSeed !== undefined) say(`  ddbench replay ${dir} --seed ${repro.sim.firstFailingSeed}   # replay a failing seed exactly, events for the timeline`);
+    say(`  code ${dir}                  # open it in VS Code with the DDBench extension`);
+    say(`  # edit ${path.join(dir, 'src')}, then:`);
+    say(`  ddbench verify ${dir}        # verify your own fix (your changes, on a scratch copy)`);
+    say('  ddbench bugs                 # the whole bug set');
+    const reproduced = repro.failed > 0;
+    return reproduced && fix.verified ? EXIT.ok : EXIT.failed;
+  });
 }

@@ -57,11 +57,16 @@ export function writeOutputs(report: Report, o: { html?: string; csv?: string })
 }
 
 /** `ddbench records merge`: one file from many machines' records, no duplicates. */
-export function commandRecordsMerge(sources: string[], o: OptionsOf<typeof mergeOptions>): number {
-  const r = mergeRecords(path.resolve(o.into), sources);
+export async function commandRecordsMerge(sources: string[], o: OptionsOf<typeof mergeOptions>): Promise<number> {
+  const r = await mergeRecords(path.resolve(o.into), sources);
   for (const p of r.problems) progress(problemLine(p));
   if (o.json) printJson(r);
   else say(`${r.added} record line(s) added to ${path.resolve(o.into)} from ${r.sources.length} file(s); ${r.duplicates} already there${r.problems.length ? `; ${r.problems.length} bad line(s) skipped (listed above)` : ''}${r.conflicts.length ? `; ${r.conflicts.length} conflict(s)` : ''}`);
+  // Skipped lines are data the merged file lacks: a script must notice (records check lists them).
+  if (r.problems.length) {
+    progress(`ddbench: ${r.problems.length} line(s) could not be read and were not merged; fix them (ddbench records check lists them) and merge again`);
+    return EXIT.failed;
+  }
   return EXIT.ok;
 }
 

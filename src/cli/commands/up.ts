@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { defaultWorkspacesDir, isWorkspace, openWorkspace, readWorkspace } from '../../core/bugs/workspace';
 import { UserError } from '../../core/errors';
+import { cancelOnSignals } from '../../core/interrupt';
 import { formatEvent } from '../../core/repro/evidence';
 import { launchWorkspaceCluster } from '../../core/cluster/launch';
 import { clusterBackendOptions, optionGroup, options, trialOptions, type OptionsOf } from '../options';
@@ -42,12 +43,15 @@ export async function commandUp(target: string, o: OptionsOf<typeof upOptions>):
   say(`events: ${path.join(cluster.runDir, 'events.jsonl')}`);
   say('Ctrl-C stops the cluster.\n');
   if (!o.quiet) cluster.onEvent((e) => say(formatEvent(e)));
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  progress('\nstopping …');
-  await cluster.stop();
+  // Ctrl-C is how `up` ends, so it exits 0; a second one quits at once (the nodes are still killed).
+  const cancel = cancelOnSignals();
+  try {
+    await new Promise<void>((resolve) => cancel.signal.addEventListener('abort', () => resolve(), { once: true }));
+    progress('\nstopping … (Ctrl-C again to quit at once)');
+    await cluster.stop();
+  } finally {
+    cancel.dispose();
+  }
   progress('stopped; no node is left running.');
   return EXIT.ok;
 }

@@ -4,7 +4,7 @@ import { findBug, loadCatalog } from '../../core/bugs/catalog';
 import { validationLines } from '../../core/verify/format';
 import { validateBug, type ValidationResult } from '../../core/verify/validate';
 import { clusterBackendOptions, CONCURRENCY_HELP, count, optionGroup, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
-import { EXIT, printJson, say } from '../output';
+import { EXIT, printJson, say, withInterrupt } from '../output';
 import { trialProgress } from '../report';
 import { checkSimProgress } from '../sim-report';
 
@@ -28,18 +28,21 @@ export async function commandValidate(ids: string[], { json, ...checks }: Option
   const bugs = ids.length ? ids.map((id) => findBug(catalog, id)) : catalog.bugs;
   const started = Date.now();
   const results: ValidationResult[] = [];
-  for (const bug of bugs) {
-    if (!json) say(`${bug.id}: validating…`);
-    const r = await validateBug(catalog, bug, { ...checks, onTrial: trialProgress('  '), onSimSeed: json ? undefined : checkSimProgress() });
-    results.push(r);
-    if (!json) for (const line of validationLines(r)) say(line);
-  }
-  const ok = results.every((r) => r.ok) && catalog.problems.length === 0;
-  const seconds = (Date.now() - started) / 1000;
-  if (json) printJson({ ok, seconds, bugs: results, catalogProblems: catalog.problems });
-  else {
-    for (const p of catalog.problems) say(`catalogue problem: ${p}`);
-    say(`\n${results.filter((r) => r.ok).length}/${results.length} bugs valid in ${seconds.toFixed(0)} s`);
-  }
-  return ok ? EXIT.ok : EXIT.failed;
+  return withInterrupt(async (signal) => {
+    for (const bug of bugs) {
+      if (signal.aborted) break;
+      if (!json) say(`${bug.id}: validating…`);
+      const r = await validateBug(catalog, bug, { ...checks, signal, onTrial: trialProgress('  '), onSimSeed: json ? undefined : checkSimProgress() });
+      results.push(r);
+      if (!json) for (const line of validationLines(r)) say(line);
+    }
+    const ok = results.every((r) => r.ok) && catalog.problems.length === 0;
+    const seconds = (Date.now() - started) / 1000;
+    if (json) printJson({ ok, seconds, bugs: results, catalogProblems: catalog.problems });
+    else {
+      for (const p of catalog.problems) say(`catalogue problem: ${p}`);
+      say(`\n${results.filter((r) => r.ok).length}/${results.length} bugs valid in ${seconds.toFixed(0)} s`);
+    }
+    return ok ? EXIT.ok : EXIT.failed;
+  });
 }

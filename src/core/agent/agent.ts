@@ -12,6 +12,7 @@ import { verifyFix, type CheckOptions, type VerifyResult } from '../verify/verif
 import { estimateTokens, EvidenceBudget } from './budget';
 import { AgentSettings, type AgentSettingsInput } from './config';
 import { captureFailure, contextBundle } from './context-bundle';
+import { wasInterrupted } from '../interrupt';
 import type { AgentEvent, AgentResult, Attempt, RanProtocol, StopReason, Totals } from './events';
 import { ChatClient, LlmError, type ChatModel, type ChatReply } from './llm';
 import { costOf, DEFAULT_PRICES, priceOf, type Price } from './pricing';
@@ -74,6 +75,7 @@ export async function runAgent(opts: AgentRunOptions, given: Partial<AgentCollab
   const runDir = path.join(runsDir(ws.info.dir), `agent-${newRunId()}`);
   fs.mkdirSync(runDir, { recursive: true });
   const scratch = AgentScratch.create(ws.info.dir, ws.system, ws.bug);
+  for (const link of scratch.skippedLinks) opts.onEvent?.({ type: 'notice', level: 'warn', text: `${link.path}: a symbolic link to ${link.target}, outside the workspace; left out of the agent's copy` });
   try {
     return await new AgentSession(ws, settings, runDir, scratch, opts, collaborators).run();
   } finally {
@@ -145,7 +147,7 @@ class AgentSession {
         if (this.formatErrors >= s.limits.maxFormatErrors) return this.finish('format-errors');
       }
     } catch (err) {
-      if (this.signal.aborted) return this.finish(this.opts.signal?.aborted ? 'stopped' : 'time-limit');
+      if (this.signal.aborted) return this.finish(this.opts.signal?.aborted ? (wasInterrupted(this.opts.signal) ? 'interrupted' : 'stopped') : 'time-limit');
       return this.finish('error', err instanceof Error ? err.message : String(err));
     } finally {
       clearTimeout(wallTimer);

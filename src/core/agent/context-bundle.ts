@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { materialiseBuggySource } from '../bugs/workspace';
@@ -11,6 +10,7 @@ import type { ResolvedWorkspace } from '../bugs/workspace';
 import { runsDir } from '../bugs/runs';
 import { newRunId } from '../bugs/runs';
 import { redact } from '../secrets';
+import { makeTempDir } from '../temp-dirs';
 import type { TrialResult } from '../scenario/verdict';
 import type { EvidenceBudget } from './budget';
 import { eventLine, trialHeadline, type EvidenceRunner, type EvidenceRuns } from './tools/evidence-runs';
@@ -35,7 +35,8 @@ export async function captureFailure(ws: ResolvedWorkspace, runTrials: EvidenceR
     const kept = Capture.safeParse(JSON.parse(fs.readFileSync(record, 'utf8')));
     if (kept.success && kept.data.bugId === ws.bug.id && fs.existsSync(kept.data.trial.eventsFile)) return kept.data.trial;
   }
-  const code = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-capture-'));
+  const scratch = makeTempDir('ddbench-capture-');
+  const code = scratch.dir;
   try {
     materialiseBuggySource(ws.system, ws.bug, code);
     const runDir = path.join(runsDir(ws.info.dir), CAPTURE_DIR, newRunId());
@@ -48,7 +49,7 @@ export async function captureFailure(ws: ResolvedWorkspace, runTrials: EvidenceR
     fs.writeFileSync(record, redact(JSON.stringify({ bugId: ws.bug.id, trial }, null, 2)) + '\n');
     return trial;
   } finally {
-    fs.rmSync(code, { recursive: true, force: true });
+    scratch.remove();
   }
 }
 

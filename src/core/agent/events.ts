@@ -15,6 +15,8 @@ export const StopReason = z.enum([
   'time-limit',
   'format-errors',
   'stopped',
+  /** Ctrl-C or SIGTERM on the harness (a stop button is 'stopped'). */
+  'interrupted',
   'error',
 ]);
 export type StopReason = z.infer<typeof StopReason>;

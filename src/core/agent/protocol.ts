@@ -1,5 +1,6 @@
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import { echo } from '../echo';
 import type { ToolCall } from './llm';
 import type { Tool } from './tools';
 
@@ -54,7 +55,7 @@ export function actionFromToolCall(call: ToolCall, tools: readonly Tool[]): Acti
   try {
     value = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch (err) {
-    return { id: call.id, name: call.name, raw: call.arguments, error: `the arguments of ${call.name} are not valid JSON (${(err as Error).message}); send them again as one JSON object` };
+    return { id: call.id, name: call.name, raw: call.arguments, error: `the arguments of ${call.name} are not valid JSON (${echo((err as Error).message, 300)}); send them again as one JSON object` };
   }
   return check(tool, value, call.id, call.arguments);
 }
@@ -111,7 +112,7 @@ export function actionFromText(content: string, tools: readonly Tool[], id: stri
   try {
     value = body.trim() === '' ? {} : JSON.parse(body);
   } catch (err) {
-    return { id, name, raw: body, error: `the body of the ${name} block is not valid JSON (${(err as Error).message})` };
+    return { id, name, raw: body, error: `the body of the ${name} block is not valid JSON (${echo((err as Error).message, 300)})` };
   }
   return check(tool, value, id, body);
 }

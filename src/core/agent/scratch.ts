@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BugEntry, SystemEntry } from '../bugs/catalog';
 import { materialiseBuggySource } from '../bugs/workspace';
+import { echo } from '../echo';
 import { DDBENCH_DIR } from '../paths';
-import { copyTree, listFiles } from '../patch/tree';
+import { makeTempDir, type TempDir } from '../temp-dirs';
+import { copyTree, listFiles, type SkippedLink } from '../patch/tree';
 import { diffTrees } from '../patch/unified';
 
 /** A problem with a tool call; its message goes back to the model, which can correct it. */
@@ -29,20 +30,22 @@ export class AgentScratch {
   private readonly realRoot: string;
 
   private constructor(
-    private readonly parent: string,
+    private readonly parent: TempDir,
     readonly root: string,
     private readonly base: string,
+    /** Links of the workspace that point outside it, left out of the copy. */
+    readonly skippedLinks: readonly SkippedLink[],
   ) {
     this.realRoot = fs.realpathSync(root);
   }
 
   static create(workspaceDir: string, system: SystemEntry, bug: BugEntry): AgentScratch {
-    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-agent-'));
-    const work = path.join(parent, 'work');
-    const base = path.join(parent, 'base');
-    copyTree(workspaceDir, work, [...HIDDEN]);
+    const parent = makeTempDir('ddbench-agent-');
+    const work = path.join(parent.dir, 'work');
+    const base = path.join(parent.dir, 'base');
+    const skipped = copyTree(workspaceDir, work, [...HIDDEN]);
     materialiseBuggySource(system, bug, base);
-    return new AgentScratch(parent, work, base);
+    return new AgentScratch(parent, work, base, skipped);
   }
 
   /**
@@ -52,28 +55,30 @@ export class AgentScratch {
   resolve(rel: string): string {
     const clean = rel.trim().replace(/\\/g, '/').replace(/^\.\/+/, '');
     if (clean === '' || clean === '.') return this.root;
-    if (path.isAbsolute(clean) || /^[a-zA-Z]:/.test(clean)) throw new ToolError(`${rel}: give a path relative to the repository root, such as src/server.js`);
+    if (path.isAbsolute(clean) || /^[a-zA-Z]:/.test(clean)) throw new ToolError(`${echo(rel)}: give a path relative to the repository root, such as src/server.js`);
     const parts = clean.split('/').filter((p) => p !== '' && p !== '.');
-    if (parts.includes('..')) throw new ToolError(`${rel}: ".." is not allowed; paths stay inside the repository`);
-    if (parts.some((p) => HIDDEN.has(p))) throw new ToolError(`${rel}: not part of the repository`);
+    if (parts.includes('..')) throw new ToolError(`${echo(rel)}: ".." is not allowed; paths stay inside the repository`);
+    if (parts.some((p) => HIDDEN.has(p))) throw new ToolError(`${echo(rel)}: not part of the repository`);
+    const link = this.skippedLinks.find((l) => parts.join('/') === l.path || parts.join('/').startsWith(`${l.path}/`));
+    if (link) throw new ToolError(`${echo(rel)}: points outside the repository (${link.path} is a symbolic link to ${link.target}, left out of this copy)`);
     const abs = path.join(this.root, ...parts);
     const real = realpathOfExisting(abs);
-    if (real !== this.realRoot && !real.startsWith(this.realRoot + path.sep)) throw new ToolError(`${rel}: points outside the repository`);
+    if (real !== this.realRoot && !real.startsWith(this.realRoot + path.sep)) throw new ToolError(`${echo(rel)}: points outside the repository`);
     return abs;
   }
 
   /** Repository-relative paths of the files under `rel`, hidden names left out. */
   files(rel = ''): string[] {
     const abs = this.resolve(rel);
-    if (!fs.existsSync(abs)) throw new ToolError(`${rel}: no such file or folder`);
+    if (!fs.existsSync(abs)) throw new ToolError(`${echo(rel)}: no such file or folder`);
     if (fs.statSync(abs).isFile()) return [this.relative(abs)];
     return listFiles(abs, [...HIDDEN]).map((f) => this.relative(path.join(abs, f)));
   }
 
   read(rel: string): string {
     const abs = this.resolve(rel);
-    if (!fs.existsSync(abs)) throw new ToolError(`${rel}: no such file${this.suggest(rel)}`);
-    if (fs.statSync(abs).isDirectory()) throw new ToolError(`${rel}: is a folder; use list_files`);
+    if (!fs.existsSync(abs)) throw new ToolError(`${echo(rel)}: no such file${this.suggest(rel)}`);
+    if (fs.statSync(abs).isDirectory()) throw new ToolError(`${echo(rel)}: is a folder; use list_files`);
     return fs.readFileSync(abs, 'utf8');
   }
 
@@ -84,9 +89,31 @@ export class AgentScratch {
   write(rel: string, content: string): void {
     const abs = this.resolve(rel);
     const relative = this.relative(abs);
-    if (!relative.startsWith(`${EDITABLE_ROOT}/`)) throw new ToolError(`${rel}: only files under ${EDITABLE_ROOT}/ make up the system; edits elsewhere would not be verified`);
+    if (!relative.startsWith(`${EDITABLE_ROOT}/`)) throw new ToolError(`${echo(rel)}: only files under ${EDITABLE_ROOT}/ make up the system; edits elsewhere would not be verified`);
+    this.refuseLinks(rel, relative);
     fs.mkdirSync(path.dirname(abs), { recursive: true });
-    fs.writeFileSync(abs, content);
+    // O_NOFOLLOW: the last component is checked by the kernel too, not only by refuseLinks.
+    const fd = fs.openSync(abs, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o644);
+    try {
+      fs.writeFileSync(fd, content);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Writes never go through a symbolic link, even one pointing inside: each existing component of the path is checked. */
+  private refuseLinks(rel: string, relative: string): void {
+    let at = this.root;
+    for (const part of relative.split('/')) {
+      at = path.join(at, part);
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(at);
+      } catch {
+        return; // the rest does not exist yet and is created as plain folders and a file
+      }
+      if (st.isSymbolicLink()) throw new ToolError(`${echo(rel)}: ${this.relative(at)} is a symbolic link; edits never write through links, so edit the file it points to`);
+    }
   }
 
   /** The agent's changes to the bug's original code, as a unified diff ('' when none). */
@@ -103,7 +130,7 @@ export class AgentScratch {
   }
 
   dispose(): void {
-    fs.rmSync(this.parent, { recursive: true, force: true });
+    this.parent.remove();
   }
 
   private relative(abs: string): string {

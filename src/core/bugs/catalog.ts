@@ -101,10 +101,25 @@ async function loadBug(system: SystemEntry, dir: string, file: string): Promise<
 export function findBug(catalog: Catalog, id: string): BugEntry {
   const bug = catalog.bugs.find((b) => b.id === id);
   if (!bug) {
+    const broken = brokenManifestOf(catalog, id);
+    if (broken) throw new UserError(`bug "${id}" could not be loaded; fix its manifest: ${broken}`);
     const known = catalog.bugs.map((b) => b.id).join(', ') || '(none)';
     throw new UserError(`no bug "${id}" in ${catalog.root}; known bugs: ${known}`);
   }
   return bug;
+}
+
+/** The load problem of bug `id`'s own manifest or its system's, when its folder is there but did not load. */
+function brokenManifestOf(catalog: Catalog, id: string): string | undefined {
+  if (!/^[\w.-]+$/.test(id)) return undefined;
+  for (const sys of subdirs(catalog.root)) {
+    const bugFile = path.join(catalog.root, sys, id, 'bug.json');
+    if (!fs.existsSync(bugFile)) continue;
+    const sysFile = path.join(catalog.root, sys, 'system.json');
+    const problem = catalog.problems.find((p) => p.startsWith(`${bugFile}:`) || p.startsWith(`${sysFile}:`));
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 export function findSystem(catalog: Catalog, id: string): SystemEntry {

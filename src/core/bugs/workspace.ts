@@ -52,13 +52,24 @@ export async function openWorkspace(catalog: Catalog, bugId: string, destDir: st
   if (fs.existsSync(dest) && fs.readdirSync(dest).length > 0) {
     throw new UserError(`${dest} is not empty; choose an empty or new folder (--dir)`);
   }
-  materialiseBuggySource(system, bug, dest);
-  fs.copyFileSync(path.join(bug.dir, 'ISSUE.md'), path.join(dest, 'ISSUE.md'));
-  writeEditorSupport(dest);
-  fs.mkdirSync(path.join(dest, DDBENCH_DIR, 'runs'), { recursive: true });
-  fs.mkdirSync(path.join(dest, DDBENCH_DIR, 'records'), { recursive: true });
-  const info: z.infer<typeof WorkspaceFile> = { version: 1, bugId: bug.id, system: system.id, createdAt: new Date().toISOString() };
-  fs.writeFileSync(workspaceFile(dest), JSON.stringify(info, null, 2) + '\n');
+  // Built beside the target and renamed into place, so a failure (a bug.patch that does
+  // not apply) leaves nothing: no half-made folder holding the correct source, no refused retry.
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  const temp = fs.mkdtempSync(path.join(path.dirname(dest), `.${path.basename(dest)}.opening-`));
+  try {
+    materialiseBuggySource(system, bug, temp);
+    fs.copyFileSync(path.join(bug.dir, 'ISSUE.md'), path.join(temp, 'ISSUE.md'));
+    writeEditorSupport(temp);
+    fs.mkdirSync(path.join(temp, DDBENCH_DIR, 'runs'), { recursive: true });
+    fs.mkdirSync(path.join(temp, DDBENCH_DIR, 'records'), { recursive: true });
+    const info: z.infer<typeof WorkspaceFile> = { version: 1, bugId: bug.id, system: system.id, createdAt: new Date().toISOString() };
+    fs.writeFileSync(workspaceFile(temp), JSON.stringify(info, null, 2) + '\n');
+    if (fs.existsSync(dest)) fs.rmdirSync(dest); // empty, checked above
+    fs.renameSync(temp, dest);
+  } catch (err) {
+    fs.rmSync(temp, { recursive: true, force: true });
+    throw err;
+  }
   return dest;
 }
 
@@ -71,7 +82,7 @@ function writeEditorSupport(dest: string): void {
 /** Writes the system's parts with the bug applied into `dest` (also used to rebuild a pristine buggy copy). */
 export function materialiseBuggySource(system: SystemEntry, bug: BugEntry, dest: string): void {
   copySystemParts(system, dest);
-  applyUnifiedDiff(dest, bugPatch(bug));
+  applyUnifiedDiff(dest, bugPatch(bug), path.join(bug.dir, 'bug.patch'));
 }
 
 /** The patch that turns the system's correct source into the buggy one. */

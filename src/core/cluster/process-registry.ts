@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { cancellationInstalled } from '../interrupt';
+import { isAlive } from '../pid';
 
 /**
  * Every process group a run starts is listed in a registry file with the harness's
@@ -35,17 +37,6 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Whether a process exists (a harness that recorded a run, say), ours or another user's. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return err instanceof Error && 'code' in err && err.code === 'EPERM';
-  }
-}
-
 const active = new Set<RunRegistry>();
 let exitHooksInstalled = false;
 
@@ -63,6 +54,9 @@ function installExitHooks(): void {
   process.on('exit', killAllActive);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = (): void => {
+      // A cancellation (core/interrupt.ts) handles it: the run stops its own nodes, and
+      // when the process exits (a second signal) the 'exit' hook kills what is left.
+      if (signal !== 'SIGHUP' && cancellationInstalled()) return;
       killAllActive();
       // Our listener replaced the default action (exit); restore it unless someone else handles the signal.
       if (process.listenerCount(signal) === 1) {

@@ -1,3 +1,5 @@
+import { echo } from '../echo';
+
 /**
  * Search/replace edit blocks, applied with increasing tolerance (exact, then ignoring
  * trailing whitespace, then indentation, then any whitespace and Unicode look-alike
@@ -125,7 +127,7 @@ function noMatchMessage(n: number, file: string, text: string, block: EditBlock)
   const firstDiff = wanted.findIndex((l, k) => l.trim() !== (lines[best.start + k] ?? '').trim());
   const detail =
     firstDiff >= 0
-      ? `\nThe first line that differs is SEARCH line ${firstDiff + 1}:\n  SEARCH: ${wanted[firstDiff]}\n  file:   ${lines[best.start + firstDiff] ?? '(end of file)'}`
+      ? `\nThe first line that differs is SEARCH line ${firstDiff + 1}:\n  SEARCH: ${echo(wanted[firstDiff] ?? '')}\n  file:   ${echo(lines[best.start + firstDiff] ?? '(end of file)')}`
       : '';
   return (
     `block ${n}: SEARCH does not match ${file} (not even ignoring whitespace and indentation). ` +

@@ -45,23 +45,23 @@ const MAX_FUZZ = 3;
  * Applies a unified diff to the files under `dir`, trying exact context first and then
  * increasing tolerance (as SWE-bench's harness does). Nothing is written unless every file applies.
  */
-export function applyUnifiedDiff(dir: string, diffText: string): AppliedPatch {
-  const patches = parseDiff(diffText);
+export function applyUnifiedDiff(dir: string, diffText: string, name = 'patch'): AppliedPatch {
+  const patches = parseDiff(diffText, name);
   const results: { file: string; content: string | null }[] = [];
   let worstFuzz = 0;
   for (const p of patches) {
-    const rel = targetPath(p);
-    const abs = safeJoin(dir, rel);
+    const rel = targetPath(p, name);
+    const abs = safeJoin(dir, rel, name);
     const deleting = stripPrefix(p.newFileName) === '/dev/null';
     const creating = stripPrefix(p.oldFileName) === '/dev/null';
     const current = creating ? '' : readIfExists(abs);
-    if (current === undefined) throw new UserError(`patch: ${rel}: file does not exist in ${dir}`);
+    if (current === undefined) throw new UserError(`${name}: ${rel}: file does not exist in ${dir}`);
     let applied: string | false = false;
     let fuzz = 0;
     for (; fuzz <= MAX_FUZZ && applied === false; fuzz++) applied = applyPatch(current, p, { fuzzFactor: fuzz });
     if (applied === false) {
       const first = p.hunks[0];
-      throw new UserError(`patch: ${rel}: hunk at line ${first?.oldStart ?? '?'} does not match the file (even with ${MAX_FUZZ} context lines of tolerance)`);
+      throw new UserError(`${name}: ${rel}: hunk at line ${first?.oldStart ?? '?'} does not match the file (even with ${MAX_FUZZ} context lines of tolerance)`);
     }
     worstFuzz = Math.max(worstFuzz, fuzz - 1);
     results.push({ file: rel, content: deleting ? null : applied });
@@ -85,19 +85,25 @@ export function reverseUnifiedDiff(diffText: string): string {
     .join('');
 }
 
-export function changedFiles(diffText: string): string[] {
-  return parseDiff(diffText).map(targetPath);
+export function changedFiles(diffText: string, name = 'patch'): string[] {
+  return parseDiff(diffText, name).map((p) => targetPath(p, name));
 }
 
-function parseDiff(diffText: string): StructuredPatch[] {
+/** `git diff --binary` and plain `git diff` of a binary file; neither carries text hunks. */
+const BINARY = /^(GIT binary patch|Binary files .* differ)$/m;
+
+/** `name` says which patch in messages ("patch", or "patch FILE"). */
+function parseDiff(diffText: string, name = 'patch'): StructuredPatch[] {
+  const binary = BINARY.exec(diffText);
+  if (binary) throw new UserError(`${name}: binary patches are not supported ("${binary[0]}"); give a text unified diff of the source (ddbench diff prints one)`);
   let patches: StructuredPatch[];
   try {
     patches = parsePatch(diffText);
   } catch (err) {
-    throw new UserError(`patch: not a unified diff (${(err as Error).message})`);
+    throw new UserError(`${name}: not a unified diff (${(err as Error).message})`);
   }
   patches = patches.filter((p) => p.hunks.length > 0 || p.oldFileName || p.newFileName);
-  if (patches.length === 0) throw new UserError('patch: the diff is empty');
+  if (patches.length === 0) throw new UserError(`${name}: the diff is empty`);
   return patches;
 }
 
@@ -109,9 +115,9 @@ function formatStructured(p: StructuredPatch): string {
   return lines.join('\n') + '\n';
 }
 
-function targetPath(p: StructuredPatch): string {
+function targetPath(p: StructuredPatch, patchName: string): string {
   const name = stripPrefix(p.newFileName) === '/dev/null' ? stripPrefix(p.oldFileName) : stripPrefix(p.newFileName);
-  if (!name || name === '/dev/null') throw new UserError('patch: a file section names no file');
+  if (!name || name === '/dev/null') throw new UserError(`${patchName}: a file section names no file`);
   return name;
 }
 
@@ -122,9 +128,9 @@ function stripPrefix(name: string | undefined): string {
 }
 
 /** Patches may only touch files inside the folder they are applied to. */
-function safeJoin(dir: string, rel: string): string {
+function safeJoin(dir: string, rel: string, name: string): string {
   const abs = path.resolve(dir, rel);
-  if (!abs.startsWith(path.resolve(dir) + path.sep)) throw new UserError(`patch: ${rel} is outside the workspace`);
+  if (!abs.startsWith(path.resolve(dir) + path.sep)) throw new UserError(`${name}: ${rel} is outside the workspace`);
   return abs;
 }
 

@@ -7,6 +7,7 @@ import type { AgentResult, Attempt as AgentAttempt, StopReason } from '../agent/
 import { readTrajectory } from '../agent/trajectory';
 import { loadCatalog } from '../bugs/catalog';
 import { resolveWorkspace } from '../bugs/workspace';
+import { wasInterrupted } from '../interrupt';
 import { packageRoot } from '../paths';
 import { patchStat } from './patch-metrics';
 import { SCHEMA_VERSION, type AttemptRecord, type AttemptStatus, type EndpointKind, type Verification } from './schema';
@@ -21,7 +22,11 @@ export interface RecordedRunOptions extends AgentRunOptions {
 
 export interface RecordedRun {
   result: AgentResult;
-  /** None for a run that was stopped: that is no attempt at the bug, so nothing is recorded (a bench runs it again on resume). */
+  /**
+   * None for a run that was stopped (a stop button, a bench winding down): that is no
+   * attempt at the bug, so nothing is recorded (a bench runs it again on resume). A run
+   * interrupted by a signal is recorded, with status 'interrupted', so it has an end.
+   */
   record: AttemptRecord | undefined;
 }
 
@@ -34,7 +39,7 @@ export async function runAgentAndRecord(o: RecordedRunOptions, collaborators: Pa
   const catalog = collaborators.catalog ?? (await loadCatalog());
   const ws = await resolveWorkspace(o.workspace, catalog);
   const result = await runAgent(o, { ...collaborators, catalog });
-  if (result.stopReason === 'stopped' || o.signal?.aborted) return { result, record: undefined };
+  if (result.stopReason === 'stopped' || (o.signal?.aborted && !wasInterrupted(o.signal))) return { result, record: undefined };
   const record = agentAttemptRecord(result, {
     bug: { id: ws.bug.id, system: ws.bug.system, tier: ws.bug.tier },
     baseUrl: AgentSettings.parse(o.settings).baseUrl,
@@ -114,6 +119,8 @@ function statusOf(reason: StopReason, verified: boolean): AttemptStatus {
       return 'timed-out';
     case 'stopped':
       return 'abandoned';
+    case 'interrupted':
+      return 'interrupted';
     default:
       return 'not-verified';
   }

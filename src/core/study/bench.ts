@@ -1,4 +1,6 @@
+import * as path from 'node:path';
 import { UserError } from '../errors';
+import { acquireLock } from '../lock-file';
 import type { RecordSet } from './collect';
 import type { AttemptRecord, Condition } from './schema';
 
@@ -53,8 +55,20 @@ export function planBench(o: { bugs: readonly string[]; models: readonly string[
 }
 
 /** Runs already recorded; a run that ended in an error of the run itself is not done and runs again. */
+/**
+ * Takes OUT for this bench: two benches on one --out would run the same jobs in the same
+ * run folders and crash one another, so the second refuses at start. A lock left by a
+ * bench that died is taken over. Returns the release.
+ */
+export function lockBenchOut(out: string): () => void {
+  return acquireLock(path.join(out, BENCH_LOCK), (pid) => `${out} is in use by another bench (pid ${pid}); wait for it to end, or give another --out`);
+}
+
+/** The lock file a running bench holds in its --out folder. */
+export const BENCH_LOCK = 'bench.lock';
+
 export function completedKeys(set: Pick<RecordSet, 'attempts'>): Set<string> {
-  return new Set(set.attempts.flatMap((a) => (a.bench && a.status !== 'error' && a.status !== 'in-progress' ? [a.bench.key] : [])));
+  return new Set(set.attempts.flatMap((a) => (a.bench && a.status !== 'error' && a.status !== 'in-progress' && a.status !== 'interrupted' ? [a.bench.key] : [])));
 }
 
 export interface BenchProgress {

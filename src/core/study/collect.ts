@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { AttemptRecord, InteractionRecord, StudyLine } from './schema';
 import { appendRecords, readRecordsFile, recordFiles, type RecordProblem } from './store';
+import { acquireLockWaiting } from '../lock-file';
 
 /**
  * Records from many files (one per participant, machine or shard) as one set. An
@@ -88,7 +90,18 @@ export interface MergeResult {
  * (upgraded to the current schema), every revision and interaction kept. Running it
  * again with the same sources adds nothing.
  */
-export function mergeRecords(target: string, sources: readonly string[]): MergeResult {
+export async function mergeRecords(target: string, sources: readonly string[]): Promise<MergeResult> {
+  // One merge into a file at a time: two at once would both append every line the file lacks.
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const release = await acquireLockWaiting(`${target}.lock`, (pid) => `another merge into ${target} is running (pid ${pid})`);
+  try {
+    return mergeLocked(target, sources);
+  } finally {
+    release();
+  }
+}
+
+function mergeLocked(target: string, sources: readonly string[]): MergeResult {
   const c = new Collector();
   const targetProblems = fs.existsSync(target) ? readInto(c, target) : [];
   const files = recordFiles(sources).filter((f) => f !== target);

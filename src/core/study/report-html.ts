@@ -21,7 +21,7 @@ export function reportPage(r: Report): string {
 export function reportBody(r: Report): string {
   const parts = [
     `<h1>DDBench report</h1>`,
-    `<p class="meta">${r.counted} finished attempt(s) from ${r.files.length} file(s)${r.inProgress ? `, ${r.inProgress} still in progress (not counted)` : ''}${r.errors ? `, ${r.errors} run error(s) (not counted)` : ''}; generated ${esc(r.generatedAt)}.</p>`,
+    `<p class="meta">${r.counted} finished attempt(s) from ${r.files.length} file(s)${r.inProgress ? `, ${r.inProgress} still in progress (not counted)` : ''}${r.errors ? `, ${r.errors} run error(s) (not counted)` : ''}${r.interrupted ? `, ${r.interrupted} interrupted (not counted)` : ''}; generated ${esc(r.generatedAt)}.</p>`,
     problems(r),
   ];
   if (r.counted === 0) return parts.join('') + `<p>No finished attempts to compare yet.</p>`;

@@ -114,6 +114,8 @@ export const Report = z.object({
   counted: z.number().int(),
   inProgress: z.number().int(),
   errors: z.number().int(),
+  /** Agent runs interrupted by the user; not counted. */
+  interrupted: z.number().int(),
   groups: z.array(GroupRef),
   bugs: z.array(z.object({ id: z.string(), system: z.string().optional(), tier: z.number().int().optional(), title: z.string().optional() })),
   cells: z.array(Cell),
@@ -141,7 +143,7 @@ function groupOf(r: AttemptRecord): GroupRef {
 }
 
 export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, now: Date = new Date()): Report {
-  const finished = set.attempts.filter((a) => a.status !== 'in-progress' && a.status !== 'error');
+  const finished = set.attempts.filter((a) => a.status !== 'in-progress' && a.status !== 'error' && a.status !== 'interrupted');
   const similarity = new Map<string, number | null>();
   for (const a of finished) {
     const ref = bugs.get(a.bug.id)?.referenceFix;
@@ -186,6 +188,7 @@ export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, 
     counted: finished.length,
     inProgress: set.attempts.filter((a) => a.status === 'in-progress').length,
     errors: set.attempts.filter((a) => a.status === 'error').length,
+    interrupted: set.attempts.filter((a) => a.status === 'interrupted').length,
     groups,
     bugs: bugIds.map((id) => {
       const info = bugs.get(id);

@@ -116,6 +116,8 @@ export const AttemptStatus = z.enum([
   'timed-out',
   /** Found in progress after its editor went away for longer than its time limit. */
   'abandoned',
+  /** An agent run the user interrupted (Ctrl-C, SIGTERM); like an error, not a judgement of the actor. */
+  'interrupted',
   /** The run itself broke (endpoint, workspace); not a judgement of the actor. */
   'error',
 ]);

@@ -25,7 +25,7 @@ export interface RecordProblem {
   file: string;
   /** 1-based. */
   line: number;
-  kind: LineProblemKind | 'torn';
+  kind: LineProblemKind | 'torn' | 'invalid-utf8' | 'utf16';
   message: string;
 }
 
@@ -55,16 +55,27 @@ export function appendRecords(file: string, records: readonly StudyLine[]): void
 
 /** Reads a records file line by line; a bad line is reported with its number and skipped, never fatal. */
 export function readRecordsFile(file: string): FileRead {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (err) {
     throw new UserError(`${file}: cannot read records (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   const out: FileRead = { lines: [], problems: [], upgraded: 0 };
-  const parts = text.split('\n');
-  const unterminated = !text.endsWith('\n');
-  parts.forEach((raw, i) => {
+  if (isUtf16(bytes)) {
+    out.problems.push({ file, line: 1, kind: 'utf16', message: 'a UTF-16 file, not UTF-8 JSON lines: convert it (iconv -f UTF-16 -t UTF-8) and read the copy; nothing was read from it' });
+    return out;
+  }
+  const parts = splitLines(bytes);
+  const unterminated = bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a;
+  parts.forEach((rawBytes, i) => {
+    let raw: string;
+    try {
+      raw = STRICT_UTF8.decode(rawBytes);
+    } catch {
+      out.problems.push({ file, line: i + 1, kind: 'invalid-utf8', message: `invalid UTF-8 at line ${i + 1}: the line is skipped, not repaired; fix or remove its bytes` });
+      return;
+    }
     const line = raw.replace(/\r$/, '').replace(/^\uFEFF/, '');
     if (!line.trim()) return;
     const isLast = i === parts.length - 1;
@@ -134,4 +145,24 @@ function fsyncDir(dir: string): void {
   } catch {
     // Windows cannot open a directory for fsync; the file's own fsync is what matters most.
   }
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A byte-order mark of UTF-16, or the NUL bytes every other byte that ASCII text in UTF-16 has. */
+function isUtf16(bytes: Buffer): boolean {
+  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) return true;
+  const head = bytes.subarray(0, 64);
+  return head.length >= 4 && head.filter((b) => b === 0).length >= head.length / 3;
+}
+
+function splitLines(bytes: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  for (let nl = bytes.indexOf(0x0a); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
+    out.push(bytes.subarray(start, nl));
+    start = nl + 1;
+  }
+  out.push(bytes.subarray(start));
+  return out;
 }

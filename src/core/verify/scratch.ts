@@ -1,13 +1,11 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { makeTempDir } from '../temp-dirs';
 
-/** Runs `fn` with a fresh scratch folder that is removed afterwards, whatever happens. */
+/** Runs `fn` with a fresh scratch folder that is removed afterwards, whatever happens (an exit included). */
 export async function withScratch<T>(fn: (dir: string) => T | Promise<T>): Promise<T> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-scratch-'));
+  const scratch = makeTempDir('ddbench-scratch-');
   try {
-    return await fn(dir);
+    return await fn(scratch.dir);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }

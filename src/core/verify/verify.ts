@@ -66,7 +66,7 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
   const runDir = path.join(runsDir(ws.info.dir), `verify-${newRunId()}`);
   return withScratch(async (scratch) => {
     materialiseBuggySource(ws.system, ws.bug, scratch);
-    const applied = applyUnifiedDiff(scratch, diff);
+    const applied = applyUnifiedDiff(scratch, diff, patchName(source));
     const checks = await checkCode(ws.system, ws.bug, scratch, runDir, opts);
     if (opts.sim === false || opts.signal?.aborted || (opts.failFast && !checks.verified)) return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
     const sim = await withScratch((buggyDir) => {
@@ -96,10 +96,18 @@ async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, ru
 }
 
 function readPatchFile(file: string): string {
+  let text: string;
   try {
-    return fs.readFileSync(file, 'utf8');
+    text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw new UserError(`cannot read patch ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
+  if (!text.trim()) throw new UserError(`patch ${file}: the patch file is empty; put a unified diff in it (\`ddbench diff DIR > ${path.basename(file)}\` writes your workspace's changes)`);
+  return text;
+}
+
+/** How messages name the patch being applied. */
+function patchName(source: FixSource): string {
+  return source.kind === 'patch' ? `patch ${source.file}` : source.kind === 'reference' ? "the bug's reference fix" : "the workspace's changes";
 }
 

@@ -10,6 +10,7 @@ import type { runScenarioTrials } from '../../repro/trials';
 import type { TrialResult } from '../../scenario/verdict';
 import { STATE_FILE } from '../../repro/state-snapshot';
 import { ToolError } from '../scratch';
+import { echo } from '../../echo';
 
 /**
  * Runs trials of a scenario on some code with node state kept: where the context
@@ -57,7 +58,7 @@ export class EvidenceRuns {
   get(id?: string): EvidenceTrial {
     if (id !== undefined) {
       const t = this.trials.get(id);
-      if (!t) throw new ToolError(`no trial "${id}"; known trials: ${this.ids().join(', ') || '(none)'}`);
+      if (!t) throw new ToolError(`no trial "${echo(id)}"; known trials: ${this.ids().join(', ') || '(none)'}`);
       return t;
     }
     const all = [...this.trials.values()];
@@ -83,7 +84,7 @@ export class EvidenceRuns {
     if (!fs.existsSync(file)) throw new ToolError(`trial ${t.id} kept no node state`);
     const snapshot = StateFile.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
     const entry = snapshot[node];
-    if (!entry) throw new ToolError(`no node "${node}" in trial ${t.id}; nodes: ${Object.keys(snapshot).join(', ')}`);
+    if (!entry) throw new ToolError(`no node "${echo(node)}" in trial ${t.id}; nodes: ${Object.keys(snapshot).join(', ')}`);
     return 'error' in entry ? `${node} gave no state when trial ${t.id} ended: ${entry.error}` : JSON.stringify(entry.state, null, 1);
   }
 

@@ -8,6 +8,7 @@ import { formatEvent, trialEvidence } from '../../repro/evidence';
 import { ToolError } from '../scratch';
 import { eventLine, trialHeadline, type EvidenceRuns } from './evidence-runs';
 import { defineTool, MAX_OUTPUT_CHARS, type ToolContext } from './types';
+import { echo } from '../../echo';
 
 const TrialArg = z.string().optional().describe("which trial: 'context' (the captured failing run, the default) or an id run_reproducer printed, such as run1/0");
 const MAX_TRIALS_PER_RUN = 5;
@@ -25,7 +26,7 @@ function textQuery(text: string | undefined): string | Pattern | undefined {
   try {
     return compilePattern(m[1]!, m[2]);
   } catch (err) {
-    throw new ToolError(`text: ${(err as Error).message}`);
+    throw new ToolError(`text: ${echo((err as Error).message, 300)}`);
   }
 }
 
@@ -59,7 +60,7 @@ export const nodeLogs = defineTool({
   }),
   async run(a, ctx) {
     const store = await runsOf(ctx).store(a.trial);
-    if (store.nodeCode(a.node) < 0) throw new ToolError(`no node "${a.node}" in this trial; nodes: ${store.nodes.join(', ')}`);
+    if (store.nodeCode(a.node) < 0) throw new ToolError(`no node "${echo(a.node)}" in this trial; nodes: ${store.nodes.join(', ')}`);
     const q: EventQuery = { nodes: [a.node], kinds: ['log'], from: msToUs(a.from_ms), to: msToUs(a.to_ms), minLevel: a.min_level, text: textQuery(a.text) };
     return { output: ctx.budget.take(listEvents(store, q, a.limit, a.tail), MAX_OUTPUT_CHARS) };
   },
@@ -97,7 +98,7 @@ export const happensBefore = defineTool({
   async run(a, ctx) {
     const store = await runsOf(ctx).store(a.trial);
     const i = store.findById(a.event.replace(/^#/, ''));
-    if (i < 0) throw new ToolError(`no event #${a.event.replace(/^#/, '')} in this trial; timeline and node_logs print event ids`);
+    if (i < 0) throw new ToolError(`no event #${echo(a.event.replace(/^#/, ''))} in this trial; timeline and node_logs print event ids`);
     const hb = causality(store);
     const past = hb.past(i);
     const future = hb.future(i);

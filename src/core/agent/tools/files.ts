@@ -3,6 +3,7 @@ import { compilePattern, type Pattern } from '../../events/pattern';
 import { truncateMiddle } from '../budget';
 import { ToolError } from '../scratch';
 import { defineTool, MAX_OUTPUT_CHARS } from './types';
+import { echo } from '../../echo';
 
 const MAX_READ_LINES = 400;
 const MAX_LINE_CHARS = 400;
@@ -52,7 +53,7 @@ export const search = defineTool({
     try {
       re = compilePattern(pattern, case_sensitive ? '' : 'i');
     } catch (err) {
-      throw new ToolError(`pattern: ${(err as Error).message}`);
+      throw new ToolError(`pattern: ${echo((err as Error).message, 300)}`);
     }
     const files = scratch.files(path).map((f) => ({ file: f, lines: splitLines(scratch.read(f)).map(clip) }));
     const hits = matchLines(files, re, max_results + 1);

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type Docker from 'dockerode';
 import { idempotent } from './engine';
-import { isAlive } from '../process-registry';
+import { isAlive } from '../../pid';
 
 /**
  * The docker backend's registry of runs is the engine itself: every container and
