@@ -37,8 +37,9 @@ describe('ddbench CLI', function () {
   it('lists the catalogue as JSON and as a table', () => {
     const json = ddbench(['bugs', '--json']);
     assert.equal(json.code, 0, json.stderr);
-    const parsed = JSON.parse(json.stdout) as { bugs: { id: string; tier: number }[] };
+    const parsed = JSON.parse(json.stdout) as { bugs: { id: string; tier: number; modelledAfter: { fix: { url: string }; status: string; mechanism: string } }[] };
     assert.ok(parsed.bugs.some((b) => b.id === firstBug));
+    for (const b of parsed.bugs) assert.ok(b.modelledAfter.fix.url && b.modelledAfter.status && b.modelledAfter.mechanism, `${b.id}: the upstream fix, status and mechanism`);
     const table = ddbench(['bugs']);
     assert.match(table.stdout, new RegExp(`^${firstBug}\\s`, 'm'));
   });

@@ -42,11 +42,20 @@ function bugJson(id: string) {
     id,
     title: 'Writes listed out of order',
     tier: 1,
+    faults: [],
     categories: ['message-order'],
-    modelledAfter: { project: 'toy', id: 'toy#2', url: 'https://example.org/toy/2' },
+    modelledAfter: {
+      project: 'toy',
+      id: 'toy#2',
+      url: 'https://example.org/toy/2',
+      fix: { ref: 'toy#3', url: 'https://example.org/toy/3', summary: 'orders the writes' },
+      status: 'fixed',
+      mechanism: 'writes are listed in arrival order',
+    },
     reproducer: { scenario: 'order', trials: 2 },
     regression: ['basic'],
     context: { capture: { maxEvents: 100, state: true }, notes: ['one', 'two', 'three'] },
+    hints: ['look at the write list', 'compare the order', 'arrival order is not send order'],
   };
 }
 

@@ -33,10 +33,18 @@ export const bugJson = {
   tier: 1,
   faults: [],
   categories: ['message-loss'],
-  modelledAfter: { project: 'toy', id: 'toy#1', url: 'https://example.org/toy/1' },
+  modelledAfter: {
+    project: 'toy',
+    id: 'toy#1',
+    url: 'https://example.org/toy/1',
+    fix: { ref: 'toy#2', url: 'https://example.org/toy/2', summary: 'adds one instead of two' },
+    status: 'fixed',
+    mechanism: 'inc adds two',
+  },
   reproducer: { scenario: 'count', trials: 3 },
   regression: ['basic'],
   context: { capture: { maxEvents: 100, state: true }, notes: ['look at a', 'look at b', 'look at c'] },
+  hints: ['look at inc', 'compare the counts', 'inc adds two'],
 };
 
 export const correctSource = 'export function inc(x) {\n  return x + 1;\n}\n\nexport const name = "toy";\n';

@@ -239,6 +239,11 @@ export class RawNode {
     this.send(to, 'MsgApp', { term: this.term, index: prev, logTerm: this.termAt(prev), entries, commit: this.committed });
   }
 
+  /** Whether the leader has committed an entry of its own term (raft-rs: commit_to_current_term). */
+  committedToCurrentTerm() {
+    return this.termAt(this.committed) === this.term;
+  }
+
   maybeCommit() {
     const matches = [this.lastIndex(), ...[...this.prs.values()].map((p) => p.match)].sort((a, b) => b - a);
     const n = matches[this.quorum - 1];

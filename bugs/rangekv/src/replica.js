@@ -166,7 +166,7 @@ export class Replica {
   /** Answers waiting read index requests (leader) and serves follower reads that may go ahead. */
   progressReads() {
     const r = this.raft;
-    if (this.pendingReadIndex.length && this.inLease() && r.termAt(r.committed) === r.term) {
+    if (this.pendingReadIndex.length && this.inLease() && r.committedToCurrentTerm()) {
       for (const p of this.pendingReadIndex) this.send(p.from, 'MsgReadIndexResp', { ctx: p.ctx, index: r.committed });
       this.pendingReadIndex = [];
     }

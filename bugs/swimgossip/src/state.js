@@ -8,10 +8,6 @@ export const StateSuspect = 'suspect';
 export const StateDead = 'dead';
 export const StateLeft = 'left';
 
-export function deadOrLeft(state) {
-  return state.state === StateDead || state.state === StateLeft;
-}
-
 export const stateMethods = {
   // ---- probing ----
 
@@ -27,7 +23,7 @@ export const stateMethods = {
         continue;
       }
       const node = this.nodes[this.probeIndex++];
-      if (node.name === this.name || deadOrLeft(node)) {
+      if (node.name === this.name || (node.state !== StateAlive && node.state !== StateSuspect)) {
         checked++;
         continue;
       }
@@ -62,7 +58,7 @@ export const stateMethods = {
     const now = this.rt.now();
     const keep = [];
     for (const n of this.nodes) {
-      if (deadOrLeft(n) && now - n.stateChange > this.config.gossipToTheDeadMs) {
+      if ((n.state === StateDead || n.state === StateLeft) && now - n.stateChange > this.config.gossipToTheDeadMs) {
         this.nodeMap.delete(n.name);
         this.rt.log.info('reaped member', { node: n.name, state: n.state });
       } else {
@@ -164,7 +160,7 @@ export const stateMethods = {
     const state = this.nodeMap.get(d.node);
     if (!state) return;
     if (d.incarnation < state.incarnation) return;
-    if (deadOrLeft(state)) return;
+    if (state.state !== StateAlive && state.state !== StateSuspect) return;
     if (d.node === this.name) {
       if (!this.leaving) {
         this.refute(state, d.incarnation);

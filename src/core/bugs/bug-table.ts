@@ -1,13 +1,13 @@
 import type { Catalog } from './catalog';
 
-/** The README's bug table (Markdown): id, system and its upstream project, upstream bug with its address, tier, the faults its failing run injects, categories. */
+/** The README's bug table (Markdown): id, system and its upstream project, upstream bug with its address, the upstream fix's status linked to the fix, tier, the faults its failing run injects, categories. */
 export function bugTableMarkdown(catalog: Catalog): string {
   const projectOf = new Map(catalog.systems.map((s) => [s.id, s.manifest.modelledAfter.project]));
   const rows = catalog.bugs.map((b) => {
     const system = projectOf.has(b.system) ? `${b.system} (${projectOf.get(b.system)})` : b.system;
-    return `| ${b.id} | ${system} | [${b.modelledAfter.id}](${b.modelledAfter.url}) | ${b.tier} | ${b.manifest.faults.join(', ') || 'none'} | ${b.categories.join(', ')} |`;
+    return `| ${b.id} | ${system} | [${b.modelledAfter.id}](${b.modelledAfter.url}) | [${b.modelledAfter.status}](${b.modelledAfter.fix.url}) | ${b.tier} | ${b.manifest.faults.join(', ') || 'none'} | ${b.categories.join(', ')} |`;
   });
-  return ['| bug | system | upstream | tier | faults | categories |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| bug | system | upstream | fix | tier | faults | categories |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** The README's systems table (Markdown): id, the upstream project it is modelled after, its description. */

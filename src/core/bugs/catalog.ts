@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../errors';
 import { packageRoot } from '../paths';
-import { BugManifest, difficultyOf, readManifest, SystemManifest, type Difficulty, type Tier } from './manifest';
+import { BugManifest, difficultyOf, readManifest, SystemManifest, type Difficulty, type Tier, type Upstream } from './manifest';
 
 export interface SystemEntry {
   id: string;
@@ -17,7 +17,7 @@ export interface BugEntry {
   tier: Tier;
   difficulty: Difficulty;
   categories: string[];
-  modelledAfter: { project: string; id: string; url: string };
+  modelledAfter: Upstream;
   dir: string;
   manifest: BugManifest;
 }

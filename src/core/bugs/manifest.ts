@@ -60,6 +60,44 @@ export const Category = z.enum([
   'replication',
 ]);
 
+/**
+ * How the upstream project stands on the fix whose idea the reference fix follows:
+ * fixed (merged), open (the issue is open; the fix is the idea its maintainers endorsed),
+ * unmerged (the fix comes from a pull request that was never merged), redesign (the issue
+ * was closed by a rewrite; the reference fix follows the rewrite's idea, not a patch to the
+ * code the issue was about), unsourced (no upstream commit or pull request for the idea was found).
+ */
+export const FixStatus = z.enum(['fixed', 'open', 'unmerged', 'redesign', 'unsourced']);
+export type FixStatus = z.infer<typeof FixStatus>;
+
+const OneLine = z.string().min(1).regex(/^[^\n]*$/, 'one line');
+
+/** The upstream bug a re-creation follows, and the upstream fix whose idea its reference fix is. */
+export const Upstream = z
+  .strictObject({
+    project: z.string().min(1),
+    /** The upstream issue: a JIRA key or owner/repo#N. */
+    id: z.string().min(1),
+    url: z.url(),
+    fix: z.strictObject({
+      /** The fixing commit (sha) or pull request; for JIRA-era fixes whose commit is not at hand, the issue key whose committed patch it is. */
+      ref: z.string().min(1),
+      url: z.url(),
+      /** What the upstream fix did: facts, never code. */
+      summary: OneLine,
+    }),
+    status: FixStatus,
+    /** The mechanism the bug re-creates, in one line: the interleaving, fault or timing and what it breaks. */
+    mechanism: OneLine,
+    /** Where the re-creation departs from the upstream issue or its fix; required for redesign and unsourced. */
+    differs: OneLine.optional(),
+  })
+  .refine((u) => (u.status !== 'redesign' && u.status !== 'unsourced') || u.differs !== undefined, {
+    message: 'a redesign or unsourced fix says in differs what is missing',
+    path: ['differs'],
+  });
+export type Upstream = z.infer<typeof Upstream>;
+
 export const BugManifest = z.strictObject({
   id: Id,
   title: z.string().min(1),
@@ -68,7 +106,7 @@ export const BugManifest = z.strictObject({
   /** The fault kinds a failing simulated run of the reproducer injects; test/bugs/tiers.test.ts derives and checks them. */
   faults: FaultProfile,
   categories: z.array(Category).min(1),
-  modelledAfter: z.strictObject({ project: z.string().min(1), id: z.string().min(1), url: z.url() }),
+  modelledAfter: Upstream,
   reproducer: z.strictObject({
     scenario: Id,
     trials: z.number().int().min(1).max(1000).default(10),
@@ -82,9 +120,16 @@ export const BugManifest = z.strictObject({
       maxEvents: z.number().int().positive().default(400),
       state: z.boolean().default(true),
     }),
+    /** Investigation notes: they point at evidence (logs, traces, state), never at the fix. */
     notes: z.array(z.string().min(1)).min(3).max(5),
   }),
-  hints: z.array(z.string().min(1)).default([]),
+  /** A graded ladder, never shown to the agent: where to look, what evidence to read, the mechanism, the fix idea (the last may name the fix). */
+  hints: z.array(z.string().min(1)).min(3).max(5),
+  /**
+   * Names the leak check (test/bugs/leaks.test.ts) must not report although the buggy code
+   * leaves them unused and the fix uses them: an upstream API the buggy version also had.
+   */
+  keep: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })).default([]),
 });
 export type BugManifest = z.infer<typeof BugManifest>;
 

@@ -6,6 +6,7 @@ import { defaultBugsDir } from '../bugs/catalog';
 import { DDBENCH_DIR, packageRoot } from '../paths';
 import type { Isolation } from '../sandbox/levels';
 import { sandboxCommand } from '../sandbox/sandbox';
+import { makeTempDir, type TempDir } from '../temp-dirs';
 import { LiveCluster, type LaunchedNode, type LiveClusterOptions, type NodeSlot } from './live-cluster';
 import { locateLiveHost } from './live-host-path';
 import { nodeEnv, spawnNodeProcess, type NodeProcess } from './node-process';
@@ -61,7 +62,7 @@ export class ProcessCluster extends LiveCluster<ProcessNode> {
   private registry?: RunRegistry;
   private hostPath?: string;
   /** Private (0700) and short, since a Unix socket's path has ~100 bytes at most. */
-  private socketDir?: string;
+  private sockets?: TempDir;
   private readonly proxies = new Set<StateProxy>();
   private isolationUsed?: Isolation;
 
@@ -78,7 +79,7 @@ export class ProcessCluster extends LiveCluster<ProcessNode> {
   protected async prepare(): Promise<void> {
     reapLeftovers();
     this.hostPath ??= locateLiveHost();
-    this.socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-'));
+    this.sockets = makeTempDir('ddbench-');
     this.registry = new RunRegistry(this.runId, this.runDir);
   }
 
@@ -87,12 +88,13 @@ export class ProcessCluster extends LiveCluster<ProcessNode> {
   }
 
   protected override async routerListening(router: Router): Promise<void> {
-    if (this.socketDir !== undefined) await router.listenSocket(socketAddress(this.socketDir, 'router'));
+    if (this.sockets !== undefined) await router.listenSocket(socketAddress(this.sockets.dir, 'router'));
   }
 
   protected async launch(slot: NodeSlot<ProcessNode>, env: Record<string, string>): Promise<ProcessNode> {
     const inspectPort = this.opts.inspect === true ? await freePort() : undefined;
-    const { hostPath, registry, socketDir } = this;
+    const { hostPath, registry } = this;
+    const socketDir = this.sockets?.dir;
     // stop() may have run while we awaited; a process spawned now would be one more to kill.
     if (this.isStopping() || hostPath === undefined || registry === undefined || socketDir === undefined) throw new Error(`cannot start node ${slot.id}: the cluster is stopped`);
     const routerSocket = socketAddress(socketDir, 'router');
@@ -160,6 +162,6 @@ export class ProcessCluster extends LiveCluster<ProcessNode> {
     await Promise.all([...this.proxies].map((p) => p.close()));
     this.proxies.clear();
     this.registry?.close();
-    if (this.socketDir !== undefined) fs.rmSync(this.socketDir, { recursive: true, force: true });
+    this.sockets?.remove();
   }
 }
