@@ -1,5 +1,5 @@
 // replication-claim-crash — the server claiming a dead server's replication queue dies too.
-import { connect, hostOf, rowsAcross, waitForCluster, waitForPeer } from './lib/client.mjs';
+import { connect, rowsAcross, unshippedEdits, waitForCluster, waitForPeer } from './lib/client.mjs';
 
 export default {
   name: 'replication-claim-crash',
@@ -12,26 +12,7 @@ export default {
   timeoutMs: 150000,
   async run(t) {
     const hc = await connect(t, 'client-repl');
-    const up = await waitForCluster(t, hc);
-    t.check('the cluster comes up with every region assigned', !up.timedOut, up);
-    const expected = {};
-    for (const row of rowsAcross('a', 20)) {
-      const r = await hc.put(row, `v-${row}`);
-      t.check('put is acknowledged', r.ok === true, { row, reply: r });
-      expected[row] = `v-${row}`;
-    }
-    const early = await waitForPeer(t, expected);
-    t.check('writes are replicated to the peer', early.length === 0, { missing: early });
-
-    const first = await hc.regionOf('a');
-    const victim = hostOf(first.server);
-    t.addLinkFault({ from: victim, to: 'peer', type: 'ReplicateWALEntry', drop: 1 });
-    for (let i = 0; i < 10; i++) {
-      const row = `b${String(i).padStart(3, '0')}`;
-      const r = await hc.put(row, `w-${row}`);
-      t.check('put is acknowledged', r.ok === true, { row, reply: r });
-      expected[row] = `w-${row}`;
-    }
+    const { expected, first, victim } = await unshippedEdits(t, hc);
 
     const lockPath = `/hbase/replication/rs/${first.server}/lock`;
     // Generous: the claim starts within about three seconds (session expiry, then a claim round) but a loaded machine can stretch that.

@@ -114,3 +114,32 @@ export function rowsAcross(prefix, n) {
   const letters = 'abcdefghijklmnopqrstuvwxyz';
   return Array.from({ length: n }, (_, i) => `${letters[(i * 7) % 26]}${prefix}${String(i).padStart(3, '0')}`);
 }
+
+/**
+ * Rows written and replicated to the peer, then the server hosting the first region
+ * cut off from the peer and given more writes it cannot ship. Returns the rows
+ * acknowledged so far, the first region and the host of its server.
+ */
+export async function unshippedEdits(t, hc) {
+  const up = await waitForCluster(t, hc);
+  t.check('the cluster comes up with every region assigned', !up.timedOut, up);
+  const expected = {};
+  for (const row of rowsAcross('a', 20)) {
+    const r = await hc.put(row, `v-${row}`);
+    t.check('put is acknowledged', r.ok === true, { row, reply: r });
+    expected[row] = `v-${row}`;
+  }
+  const early = await waitForPeer(t, expected);
+  t.check('writes are replicated to the peer', early.length === 0, { missing: early });
+
+  const first = await hc.regionOf('a');
+  const victim = hostOf(first.server);
+  t.addLinkFault({ from: victim, to: 'peer', type: 'ReplicateWALEntry', drop: 1 });
+  for (let i = 0; i < 10; i++) {
+    const row = `b${String(i).padStart(3, '0')}`;
+    const r = await hc.put(row, `w-${row}`);
+    t.check('put is acknowledged', r.ok === true, { row, reply: r });
+    expected[row] = `w-${row}`;
+  }
+  return { expected, first, victim };
+}
