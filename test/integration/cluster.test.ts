@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { createCluster, ProcessCluster, reapLeftovers, registryDir } from '../../src/core/cluster';
+import type { Router } from '../../src/core/cluster/router';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import { Event } from '../../src/core/events/event';
@@ -256,6 +257,43 @@ describe('process cluster', function () {
   });
 
   describe('failures and isolation', () => {
+    it("counts a hello that comes before the backend's launch returned (a container can connect before it is inspected)", async () => {
+      /** A backend whose launch returns only once the node has said hello, as a slow container inspection does. */
+      class SlowLaunchCluster extends ProcessCluster {
+        private seenRouter?: Router;
+        protected override async routerListening(router: Router): Promise<void> {
+          this.seenRouter = router;
+          await super.routerListening(router);
+        }
+        protected override async launch(...args: Parameters<ProcessCluster['launch']>): ReturnType<ProcessCluster['launch']> {
+          const [slot] = args;
+          const router = this.seenRouter;
+          assert.ok(router !== undefined);
+          const hello = new Promise<void>((resolve) => {
+            const off = router.onHello((info) => {
+              if (info.node === slot.id) {
+                off();
+                resolve();
+              }
+            });
+          });
+          const node = await super.launch(...args);
+          await hello;
+          return node;
+        }
+      }
+      const cluster = new SlowLaunchCluster({ sourceDir: echoDir, entry: 'echo.mjs', nodes: ['n1'], config: { greeting: 'hi' }, runDir: newRunDir(), seed: 5, startTimeoutMs: 5_000 });
+      try {
+        await cluster.start();
+        assert.equal(cluster.nodes()[0]?.status, 'running');
+        await cluster.kill('n1');
+        await cluster.restart('n1');
+        assert.equal(cluster.nodes()[0]?.status, 'running');
+      } finally {
+        await cluster.stop();
+      }
+    });
+
     const runDirs: string[] = [];
     const newRunDir = (): string => {
       const dir = tempRunDir();

@@ -52,6 +52,8 @@ export interface NodeSlot<H extends LaunchedNode> {
   /** Set while the harness is killing the node, so its exit is not reported as a crash. */
   killing: boolean;
   ready?: Deferred;
+  /** A hello that came before its launch returned (a container can connect before it is inspected). */
+  earlyHello?: EndpointInfo;
 }
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -316,6 +318,7 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
     if (this.isStopping() || router === undefined) throw new Error(`cannot ${kind} node ${slot.id}: the cluster is stopped`);
     const incarnation = slot.spawns++;
     fs.mkdirSync(slot.dataDir, { recursive: true });
+    slot.earlyHello = undefined;
     const launch = this.launch(slot, this.hostEnv(slot, incarnation, router.port), incarnation).then((node) => {
       slot.node = node;
       slot.status = 'starting';
@@ -325,6 +328,9 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
       slot.exitCode = undefined;
       this.emitProc(slot.id, kind, { ...node.fields, incarnation, ...node.startFields });
       void node.closed.then((exit) => this.onExit(slot, node, exit));
+      const early = slot.earlyHello;
+      slot.earlyHello = undefined;
+      if (early !== undefined) this.onHello(early);
     });
     this.launching.add(launch);
     try {
@@ -355,7 +361,12 @@ export abstract class LiveCluster<H extends LaunchedNode> implements Cluster {
     if (info.role !== 'node') return;
     const slot = this.slots.get(info.node);
     // A hello from an earlier incarnation is stale; pids mean nothing inside a sandbox or container.
-    if (slot?.node === undefined || info.incarnation !== slot.spawns - 1) return;
+    if (slot === undefined || info.incarnation !== slot.spawns - 1) return;
+    if (slot.node === undefined) {
+      // This incarnation is still being launched; its hello counts once the launch returns.
+      slot.earlyHello = info;
+      return;
+    }
     slot.statePort = this.hostStatePort(slot.node, info.statePort);
     if (slot.status === 'starting') slot.status = 'running';
     slot.ready?.resolve();
