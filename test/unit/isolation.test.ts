@@ -10,6 +10,8 @@ describe('sandbox isolation levels', () => {
     assert.equal(weakestIsolation(['bwrap', 'node-permission', 'docker']), 'node-permission');
     assert.equal(weakestIsolation(['bwrap', 'none']), 'none');
     assert.equal(weakestIsolation(['docker', 'docker']), 'docker');
+    assert.equal(weakestIsolation([undefined, 'docker', undefined]), 'docker');
+    assert.equal(weakestIsolation([]), undefined);
   });
 
   it('takes DDBENCH_ISOLATION when it names a level, and says what is wrong when it does not', () => {

@@ -16,7 +16,7 @@ export function meetsIsolation(got: Isolation, wanted: Isolation): boolean {
   return STRENGTH[got] >= STRENGTH[wanted];
 }
 
-/** The weakest of several runs' isolations: what a verdict built from all of them can claim. */
-export function weakestIsolation(all: readonly [Isolation, ...Isolation[]]): Isolation {
-  return all.reduce((weakest, i) => (STRENGTH[i] < STRENGTH[weakest] ? i : weakest));
+/** The weakest of several runs' isolations (unknown ones left out): what a verdict built from all of them can claim. */
+export function weakestIsolation(all: readonly (Isolation | undefined)[]): Isolation | undefined {
+  return all.reduce<Isolation | undefined>((weakest, i) => (i === undefined || (weakest !== undefined && STRENGTH[weakest] <= STRENGTH[i]) ? weakest : i), undefined);
 }

@@ -74,8 +74,8 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
       return verifyInSimulation(ws.system, ws.bug.manifest.reproducer.scenario, buggyDir, scratch, simOptions(opts));
     });
     // The simulated fix ran in its own sandbox: the verdict claims the weaker of that and the live runs'.
-    const isolation = weakestIsolation([sim.fixed.isolation, ...(checks.isolation !== undefined ? [checks.isolation] : [])]);
-    return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks, verified: checks.verified && sim.passed, sim, isolation };
+    const isolation = weakestIsolation([sim.fixed.isolation, checks.isolation]);
+    return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks, verified: checks.verified && sim.passed, sim, ...(isolation !== undefined && { isolation }) };
   });
 }
 
@@ -93,8 +93,8 @@ async function checkCode(system: SystemEntry, bug: BugEntry, codeDir: string, ru
     regression.push(await runScenarioTrials(system, codeDir, name, runDir, { ...opts, trials: opts.regressionTrials ?? 2, onTrial: undefined }));
   }
   const verified = repro.failed === 0 && repro.trials.length === trials && regression.every((r) => r.failed === 0) && regression.length === bug.manifest.regression.length;
-  const isolations = [repro, ...regression].flatMap((r) => r.trials.flatMap((t) => (t.isolation !== undefined ? [t.isolation] : [])));
-  return { ...repro, regression, verified, ...(isolations[0] !== undefined && { isolation: weakestIsolation([isolations[0], ...isolations]) }) };
+  const isolation = weakestIsolation([repro, ...regression].flatMap((r) => r.trials.map((t) => t.isolation)));
+  return { ...repro, regression, verified, ...(isolation !== undefined && { isolation }) };
 }
 
 function readPatchFile(file: string): string {
