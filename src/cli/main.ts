@@ -6,6 +6,7 @@ import { benchOptions, commandBench } from './commands/bench';
 import { bugsOptions, commandBugs } from './commands/bugs';
 import { commandDemo, demoOptions } from './commands/demo';
 import { commandDiff } from './commands/diff';
+import { commandHint, hintOptions } from './commands/hint';
 import { commandOpen, openOptions } from './commands/open';
 import { commandReplay, replayOptions } from './commands/replay';
 import { commandRepro, reproOptions } from './commands/repro';
@@ -76,6 +77,15 @@ withOptions(
     .argument('<dir>', 'workspace folder'),
   options(),
   (_o, dir: string) => commandDiff(dir),
+);
+
+withOptions(
+  program
+    .command('hint')
+    .description("take the next hint of the bug's graded ladder (where to look, evidence, mechanism, fix idea); each hint taken is recorded")
+    .argument('<dir>', 'workspace folder'),
+  hintOptions,
+  (o, dir: string) => commandHint(dir, o),
 );
 
 withOptions(

@@ -21,6 +21,7 @@ import { ComparisonView } from './comparisonView';
 import { StudySession } from './studyAttempt';
 import { parseStudySettings } from './studySettings';
 import { SimSeeds } from './simSeeds';
+import { Practice } from './practice';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 
@@ -38,8 +39,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   const settings = () => parseSettings((key) => vscode.workspace.getConfiguration().get(key));
   const store = new CatalogStore((problem) => output.appendLine(`[bug set] ${problem}`));
   const session = new ClusterSession();
-  const reproducers = new ReproducerRuns(output);
-  running = { session, reproducers };
+
   let bugWorkspace: WorkspaceInfo | undefined;
 
   const bugsTree = new BugsTreeProvider(store, () => bugWorkspace?.bugId);
@@ -50,6 +50,8 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   clusterTree.attach(clusterView);
   const statusBar = new ClusterStatusBar(session, () => bugWorkspace);
   const timeline = new TimelinePanel(context, output, session, () => bugWorkspace);
+  const reproducers = new ReproducerRuns(output, timeline);
+  running = { session, reproducers };
   // The study session is made below; the panel asks it only when Start is pressed.
   const agent = new AgentPanel(context, output, () => bugWorkspace, () => study.agentRefusal());
   running.agent = agent;
@@ -59,7 +61,8 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   running.seeds = seeds;
   context.subscriptions.push(seeds);
 
-  const study = new StudySession(context, output, () => store.get(), settings, () => parseStudySettings((key) => vscode.workspace.getConfiguration().get(key)));
+  const study = new StudySession(context, output, () => store.get(), settings, () => parseStudySettings((key) => vscode.workspace.getConfiguration().get(key)), timeline);
+  const practice = new Practice(output, () => bugWorkspace, settings, timeline, () => study.inProgress, () => bugsTree.refresh());
   const comparison = new ComparisonView(context, output, () => store.get(), () => bugWorkspace, study);
   context.subscriptions.push(study, comparison);
 
@@ -78,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
 
   const handlers: Record<CommandName, Handler> = {
     ...study.handlers(),
+    ...practice.handlers(),
     ...seeds.handlers(),
     showComparison: () => comparison.showWorkspace(),
     compareRecordsFolder: () => comparison.pickFolders(),

@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { failedSeedLine, reproduced, reproducerLines, reproducerSummary, seedsProgress, trialDetailLines, trialLine, trialsProgress } from '../core/verify/format';
 import { runReproducer, type ReproResult } from '../core/verify/reproduce';
+import { offerResult, writeFailedChecks } from './results';
+import type { TimelinePanel } from './timelinePanel';
 
 /** The notification's bar: the live trials fill this share, the simulated seeds the rest. */
 const LIVE_SHARE = 50;
@@ -26,7 +28,10 @@ export interface ReproducerRun {
 export class ReproducerRuns {
   private readonly running = new Map<AbortController, Promise<void>>();
 
-  constructor(private readonly output: vscode.OutputChannel) {}
+  constructor(
+    private readonly output: vscode.OutputChannel,
+    private readonly timeline: TimelinePanel,
+  ) {}
 
   async run(run: ReproducerRun): Promise<void> {
     const abort = new AbortController();
@@ -90,14 +95,9 @@ export class ReproducerRuns {
       return;
     }
     for (const line of reproducerLines('reproducer', result)) output.appendLine(`=== ${line}`);
+    writeFailedChecks(output, result);
     output.appendLine(`    run folder: ${result.runDir}`);
-    const show = 'Show Output';
-    const message = `DDBench: ${result.bugId}: ${reproducerSummary(result)}`;
     // Not awaited: the command is done when the run is, not when the toast is dismissed.
-    void (reproduced(result) ? vscode.window.showWarningMessage(message, show) : vscode.window.showInformationMessage(message, show)).then(
-      (choice) => {
-        if (choice) output.show(true);
-      },
-    );
+    void offerResult(`DDBench: ${result.bugId}: ${reproducerSummary(result)}`, reproduced(result), { ...result, runs: [result] }, this.timeline, output);
   }
 }

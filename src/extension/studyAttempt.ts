@@ -4,13 +4,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Catalog } from '../core/bugs/catalog';
 import { findBug } from '../core/bugs/catalog';
-import type { WorkspaceInfo } from '../core/bugs/workspace';
+import { resetWorkspaceSource, resolveWorkspace, type WorkspaceInfo } from '../core/bugs/workspace';
+import { patchStat } from '../core/study/patch-metrics';
 import { UserError } from '../core/errors';
 import { countsLine, countsOf, seedsProgress, trialsProgress, type SimPhase } from '../core/verify/format';
 import { verifyFix, workspaceDiff } from '../core/verify/verify';
 import { loadRecords } from '../core/study/collect';
 import { HumanAttempt, type EndStatus } from '../core/study/human';
-import { generateParticipantCode, participantCodeProblem } from '../core/study/participant';
+import { generateParticipantCode, normaliseParticipantCode, participantCodeProblem } from '../core/study/participant';
 import { materialiseComparison } from '../core/study/reference';
 import type { AttemptRecord, Interaction } from '../core/study/schema';
 import { workspaceRecordsDir } from '../core/study/store';
@@ -18,6 +19,8 @@ import { failedVerification, verificationOf } from '../core/study/verification';
 import { COMMANDS, CONTEXT_KEYS, type CommandName } from './commands';
 import type { DDBenchSettings } from './settings';
 import type { StudySettings } from './studySettings';
+import { offerResult, writeFailedChecks, type CheckedRun } from './results';
+import type { TimelinePanel } from './timelinePanel';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 export type StudyCommand = 'startAttempt' | 'submitAttempt' | 'giveUpAttempt' | 'attemptActions' | 'compareWithReference';
@@ -52,6 +55,7 @@ export class StudySession implements vscode.Disposable {
     private readonly catalog: () => Promise<Catalog>,
     private readonly settings: () => DDBenchSettings,
     private readonly study: () => StudySettings,
+    private readonly timeline: TimelinePanel,
   ) {
     this.item.name = 'DDBench Attempt';
     this.item.command = COMMANDS.attemptActions.id;
@@ -128,6 +132,8 @@ export class StudySession implements vscode.Disposable {
       ...(study.interactionLog ? [agree, agreeNoLog] : [agree]),
     );
     if (choice === undefined) return;
+    const startedFromEdits = await this.offerFreshCode(ws);
+    if (startedFromEdits === undefined) return;
     const participant = await this.pickParticipant(study.participantCodePattern);
     if (participant === undefined) return;
     const catalog = await this.catalog();
@@ -139,6 +145,8 @@ export class StudySession implements vscode.Disposable {
       ...(study.label && { study: study.label }),
       consent: { text: study.consentText, interactionLog: study.interactionLog && choice === agree },
       agentAllowed: study.allowAgent,
+      hintsAllowed: study.allowHints,
+      startedFromEdits,
       ...(study.timeLimitMinutes !== null && { timeLimitMs: study.timeLimitMinutes * 60_000 }),
       toolVersion: String((this.context.extension.packageJSON as { version?: unknown }).version ?? 'unknown'),
     });
@@ -147,6 +155,34 @@ export class StudySession implements vscode.Disposable {
     void vscode.window.showInformationMessage(
       `DDBench: attempt started${study.timeLimitMinutes ? ` (${study.timeLimitMinutes} minutes)` : ''}. Fix the bug described in ISSUE.md, then use "${COMMANDS.submitAttempt.title}".`,
     );
+  }
+
+  /**
+   * An attempt's clock should start on the bug's own code: when the workspace already
+   * differs, offer to put the bug's code back (the changes are saved as a patch first).
+   * True when the attempt starts from edited code, undefined when the person cancelled.
+   */
+  private async offerFreshCode(ws: WorkspaceInfo): Promise<boolean | undefined> {
+    const changes = await workspaceDiff(ws.dir);
+    if (!changes.trim()) return false;
+    const fresh = 'Start from the Bug\'s Code';
+    const keep = 'Keep My Changes';
+    const files = patchStat(changes).files;
+    const choice = await vscode.window.showWarningMessage(
+      `Your workspace already differs from the bug's code (${files.length} file${files.length === 1 ? '' : 's'}: ${files.slice(0, 3).join(', ')}${files.length > 3 ? ', …' : ''}).`,
+      {
+        modal: true,
+        detail: `The attempt's time would not count the work already done. "${fresh}" saves your changes as a patch under .ddbench/ and puts the bug's code back; "${keep}" starts the attempt as it is, and the record says it started from edited code.`,
+      },
+      fresh,
+      keep,
+    );
+    if (choice === undefined) return undefined;
+    if (choice === keep) return true;
+    await vscode.workspace.saveAll(false);
+    const saved = resetWorkspaceSource(await resolveWorkspace(ws.dir, await this.catalog()), await workspaceDiff(ws.dir));
+    if (saved) this.output.appendLine(`[study] your earlier changes are saved in ${saved}`);
+    return false;
   }
 
   private async pickParticipant(pattern: string): Promise<string | undefined> {
@@ -165,10 +201,11 @@ export class StudySession implements vscode.Disposable {
         title: 'Participant code',
         prompt: 'The pseudonymous code the study gave you — never your name',
         ignoreFocusOut: true,
-        validateInput: (v) => participantCodeProblem(v.trim(), pattern),
-      }))?.trim();
-    if (code) await this.context.globalState.update(LAST_CODE_KEY, code);
-    return code || undefined;
+        validateInput: (v) => (v.trim() ? participantCodeProblem(normaliseParticipantCode(v), pattern) : undefined),
+      })) ?? '';
+    const normal = code && normaliseParticipantCode(code);
+    if (normal) await this.context.globalState.update(LAST_CODE_KEY, normal);
+    return normal || undefined;
   }
 
   private async submit(): Promise<void> {
@@ -194,6 +231,7 @@ export class StudySession implements vscode.Disposable {
     const abort = new AbortController();
     const failed: { live: number; seeds: number; phase?: SimPhase } = { live: 0, seeds: 0 };
     let record: AttemptRecord;
+    let checked: CheckedRun | undefined;
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `DDBench: verifying your fix for ${ws.bugId}`, cancellable: true },
@@ -223,6 +261,8 @@ export class StudySession implements vscode.Disposable {
       }
       record = attempt.submitted(verificationOf(result, new Date(), started), diff);
       this.output.appendLine(`[study] submission ${record.attempts}: ${result.verified ? 'verified' : 'not verified'} — ${countsLine(countsOf(result))}; runs: ${result.runDir}`);
+      writeFailedChecks(this.output, result);
+      checked = { ...result, runs: [result, ...result.regression] };
     } catch (err) {
       if (abort.signal.aborted) return;
       record = attempt.submitted(failedVerification(diff, err instanceof Error ? err.message : String(err), new Date(), started), diff);
@@ -234,7 +274,9 @@ export class StudySession implements vscode.Disposable {
       if (choice === compare) await this.compareWithReference(record.id);
     } else if (record.status === 'in-progress') {
       const last = record.verifications.at(-1);
-      void vscode.window.showWarningMessage(`DDBench: not verified${last?.error ? ` (${last.error})` : ''}. ${verdictLine(last)} Keep going, or give up.`);
+      const message = `DDBench: not verified${last?.error ? ` (${last.error})` : ''}. ${failingLine(last) || verdictLine(last)} Keep going, or give up.`;
+      if (checked) void offerResult(message, true, checked, this.timeline, this.output);
+      else void vscode.window.showWarningMessage(message);
     }
   }
 
@@ -249,14 +291,25 @@ export class StudySession implements vscode.Disposable {
   private async actions(): Promise<void> {
     const attempt = this.requireAttempt();
     const left = attempt.remainingMs();
-    const picked = await vscode.window.showQuickPick(
+    type Item = vscode.QuickPickItem & { run?: () => Thenable<void> };
+    // The submissions so far, newest first, each with the checks it failed: the attempt's history.
+    const history: Item[] = attempt.record.verifications
+      .map((v, i): Item => ({
+        label: `$(${v.verified ? 'pass' : 'error'}) Submission ${i + 1} · ${clock(v.elapsedMs)}`,
+        description: v.verified ? 'verified' : v.error ? `not checked: ${v.error}` : 'not verified',
+        detail: failingLine(v) || verdictLine(v) || undefined,
+      }))
+      .reverse();
+    const picked = await vscode.window.showQuickPick<Item>(
       [
         { label: `$(pass) ${COMMANDS.submitAttempt.title}`, run: () => this.submit() },
         { label: `$(circle-slash) ${COMMANDS.giveUpAttempt.title}`, run: () => this.giveUp() },
+        ...(attempt.hintsAllowed ? [{ label: `$(lightbulb) ${COMMANDS.showNextHint.title}`, run: () => vscode.commands.executeCommand<void>(COMMANDS.showNextHint.id) }] : []),
+        ...(history.length > 0 ? [{ label: 'Submissions', kind: vscode.QuickPickItemKind.Separator }, ...history] : []),
       ],
       { title: `Attempt at ${attempt.record.bug.id}: ${clock(attempt.elapsedMs())} elapsed${left === undefined ? '' : `, ${clock(left)} left`}` },
     );
-    await picked?.run();
+    await picked?.run?.();
   }
 
   /** The reference fix beside an ended attempt's final code, in the diff editor; never during an attempt. */
@@ -386,6 +439,14 @@ function clock(ms: number): string {
   const mm = String(Math.floor((s % 3600) / 60)).padStart(2, '0');
   const ss = String(s % 60).padStart(2, '0');
   return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+/** The failed checks of a submission in words: "Failed: "x" (reproducer); your change moved the failure." */
+function failingLine(v: AttemptRecord['verifications'][number] | undefined): string {
+  const failing = v?.failing ?? [];
+  if (failing.length === 0) return '';
+  const named = failing.map((c) => `"${c.check}" (${c.scenario})`).join(', ');
+  return `Failed: ${named}${failing.some((c) => c.moved) ? "; your change moved the failure to a check the bug's own code passes" : ''}.`;
 }
 
 function verdictLine(v: AttemptRecord['verifications'][number] | undefined): string {

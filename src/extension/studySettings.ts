@@ -13,6 +13,7 @@ export const STUDY_SETTINGS = {
   timeLimitMinutes: 'ddbench.study.timeLimitMinutes',
   interactionLog: 'ddbench.study.interactionLog',
   allowAgent: 'ddbench.study.allowAgent',
+  allowHints: 'ddbench.study.allowHints',
   label: 'ddbench.study.label',
 } as const;
 
@@ -23,6 +24,7 @@ const StudySettings = z.object({
   timeLimitMinutes: z.number().int().min(1).max(24 * 60).nullable().default(null),
   interactionLog: z.boolean().default(true),
   allowAgent: z.boolean().default(false),
+  allowHints: z.boolean().default(false),
   label: z.string().max(100).default(''),
 });
 export type StudySettings = z.infer<typeof StudySettings>;

@@ -89,6 +89,12 @@ export class TimelinePanel implements vscode.Disposable {
     if (run !== undefined) await this.show([run]);
   }
 
+  /** A failing trial's timeline, beside a passing one (aligned, their first divergence marked) when given. */
+  async showTrial(failingDir: string, passingDir?: string): Promise<void> {
+    const runs = [await this.load([failingDir]), ...(passingDir === undefined ? [] : [await this.load([passingDir])])];
+    await this.show(runs);
+  }
+
   /** Event files (a simulated replay, say) under a label of the caller's. */
   async showFiles(files: string[], label?: string): Promise<void> {
     const run = await this.load(files);

@@ -4,6 +4,7 @@
  * replies in process, a verifier that runs no trial, and an evidence runner that writes
  * a made-up trial. The real ones are exercised in test/integration.
  */
+import { failedChecks } from '../../src/core/verify/checks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
@@ -90,7 +91,8 @@ export class FakeVerifier {
     const verified = this.passes(diff);
     const scenario = ws.bug.manifest.reproducer.scenario;
     const trial: TrialResult = { index: 0, scenario, seed: 1, verdict: verified ? 'pass' : 'fail', durationMs: 1, ...(!verified && { reason: 'the fake verifier fails this patch' }), eventsFile: '' };
-    return { bugId: ws.bug.id, verified, scenario, trials: [trial], passed: verified ? 1 : 0, failed: verified ? 0 : 1, regression: [], patch: { files: [], fuzz: 0, diff }, runDir: path.dirname(file) };
+    const run = { scenario, trials: [trial], passed: verified ? 1 : 0, failed: verified ? 0 : 1 };
+    return { bugId: ws.bug.id, verified, ...run, regression: [], patch: { files: [], fuzz: 0, diff }, runDir: path.dirname(file), failing: failedChecks([run]), moved: [] };
   };
 }
 

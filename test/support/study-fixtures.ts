@@ -35,6 +35,7 @@ function base(o: Options, actor: AttemptRecord['actor']): AttemptRecord {
     startedAt: new Date(T0).toISOString(),
     ...(status !== 'in-progress' && { endedAt: new Date(T0 + ms).toISOString() }),
     verifications: [],
+    hints: [],
     attempts: o.attempts ?? 1,
     ...(status === 'verified' && { timeToFixMs: ms }),
     patch: patch === null ? null : { diff: patch, files: ['src/total.mjs'], added: 1, removed: 1 },
@@ -42,7 +43,7 @@ function base(o: Options, actor: AttemptRecord['actor']): AttemptRecord {
 }
 
 export function human(participant: string, o: Options = {}): AttemptRecord {
-  return base(o, { kind: 'human', participant, consent: { at: new Date(T0).toISOString(), textSha256: 'a'.repeat(64), interactionLog: true }, agentAllowed: false });
+  return base(o, { kind: 'human', participant, consent: { at: new Date(T0).toISOString(), textSha256: 'a'.repeat(64), interactionLog: true }, agentAllowed: false, hintsAllowed: false });
 }
 
 export function agent(model: string, condition: Condition, o: Options & { tokens?: number; costUsd?: number; key?: string } = {}): AttemptRecord {

@@ -21,6 +21,8 @@ describe("study: a person's attempt (core of the editor flow)", () => {
       participant: 'P-7K2M9Q',
       consent: { text: DEFAULT_CONSENT_TEXT, interactionLog: true },
       agentAllowed: false,
+      hintsAllowed: false,
+      startedFromEdits: false,
       toolVersion: '0.1.0',
       now,
       ...o,
@@ -113,7 +115,7 @@ describe("study: a person's attempt (core of the editor flow)", () => {
     assert.equal(participantCodeProblem('P07'), undefined);
     assert.match(participantCodeProblem('Alice') ?? '', /digit/);
     assert.match(participantCodeProblem('Jane Doe 2') ?? '', /letters, digits/);
-    assert.match(participantCodeProblem('p07') ?? '', /pattern/);
+    assert.match(participantCodeProblem('p07') ?? '', /looks like P07/, 'a sentence, not the regular expression');
     assert.match(participantCodeProblem('P07', '([') ?? '', /not a valid regular expression/);
   });
 

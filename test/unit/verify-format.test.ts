@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { detailsLine, failedCheckLine, failedChecks, movedChecks } from '../../src/core/verify/checks';
 import type { TrialResult } from '../../src/core/scenario/verdict';
 import type { SimTrialResult } from '../../src/core/sim/sim-trial';
 import {
@@ -55,6 +56,8 @@ const repro = (trials: TrialResult[], sim?: SimSummary): ReproResult => ({
   passed: trials.filter((t) => t.verdict === 'pass').length,
   failed: trials.filter((t) => t.verdict !== 'pass').length,
   ...(sim && { sim }),
+  failing: failedChecks([{ scenario: 'lease-expiry', trials, passed: 0, failed: 0 }], sim ? [sim] : []),
+  moved: [],
 });
 
 /** The wording of trials, seeds and verdicts that the CLI and the editor share. */
@@ -72,16 +75,40 @@ describe('verify/format: trial and verdict wording', () => {
   it('counts live trials and simulated seeds, and says whether the bug reproduced', () => {
     const live = repro([trial(0, 'pass'), failing]);
     assert.equal(trialsLine('reproducer', live), 'reproducer: 1/2 passed, 1/2 failed (lease-expiry, live trials)');
-    assert.equal(reproducerSummary(live), 'lease-expiry: live trials 1/2 passed, 1/2 failed — the bug reproduces');
+    assert.equal(reproducerSummary(live), 'lease-expiry: live trials 1/2 passed, 1/2 failed — the bug reproduces ("mutual exclusion")');
 
     // Only a simulated seed failed: still a reproduction, and the summary counts both.
     const seeds = repro([trial(0, 'pass'), trial(1, 'pass')], summary(100, 3, { firstFailingSeed: 17, firstFailure: { verdict: 'fail', reason: 'two holders', virtualMs: 1200 } }));
-    assert.equal(reproducerSummary(seeds), 'lease-expiry: live trials 2/2 passed, 0/2 failed; simulated seeds 97/100 passed, 3/100 failed — the bug reproduces');
+    assert.equal(reproducerSummary(seeds), 'lease-expiry: live trials 2/2 passed, 0/2 failed; simulated seeds 97/100 passed, 3/100 failed — the bug reproduces ("failed")');
     assert.deepEqual(reproducerLines('reproducer', seeds), [
       'reproducer: 2/2 passed, 0/2 failed (lease-expiry, live trials)',
       'reproducer: 97/100 simulated seeds passed (lease-expiry, seeds from 1, 250 seeds/s); first failing seed 17: two holders',
     ]);
     assert.equal(reproducerSummary(repro([trial(0, 'pass')], summary(100, 0))), 'lease-expiry: live trials 1/1 passed, 0/1 failed; simulated seeds 100/100 passed, 0/100 failed — the reproducer passes');
+  });
+
+  it('names each failed check once, in plain words, with where it first failed', () => {
+    const other = trial(3, 'fail', { reason: 'no progress', violation: { check: 'progress: a leader is elected', details: { timeoutMs: 5000 } } });
+    const sim = summary(100, 4, { firstFailingSeed: 17, firstFailure: { verdict: 'fail', virtualMs: 1, violation: { check: 'mutual exclusion', details: { holders: ['A', 'C'] } } } });
+    const checks = failedChecks([{ scenario: 'lease-expiry', trials: [trial(0, 'pass'), failing, other, trial(5, 'timeout', { reason: 'past 20000 ms' })], passed: 1, failed: 3 }], [sim]);
+    assert.deepEqual(
+      checks.map((c) => [c.check, c.count]),
+      [['mutual exclusion', 5], ['progress: a leader is elected', 1], ['timed out', 1]],
+    );
+    assert.equal(checks[0]!.summary, 'mutual exclusion — holders: ["B","C"]');
+    assert.equal(failedCheckLine(checks[0]!), 'lease-expiry · mutual exclusion — holders: ["B","C"] (5 failed; first: trial 10, seed 10)');
+    assert.equal(failedCheckLine(checks[2]!), 'lease-expiry · timed out — past 20000 ms (1 failed; first: trial 6, seed 6)');
+    assert.equal(detailsLine({ text: 'x'.repeat(300) }).length, 140);
+  });
+
+  it("says when a change moved the failure to a check the bug's own code passes", () => {
+    const other = trial(1, 'fail', { violation: { check: 'progress: a leader is elected', details: {} } });
+    const now = failedChecks([{ scenario: 'lease-expiry', trials: [other], passed: 0, failed: 1 }]);
+    assert.deepEqual(movedChecks(now, ['mutual exclusion']).map((c) => c.check), ['progress: a leader is elected']);
+    assert.deepEqual(movedChecks(now, ['progress: a leader is elected']), []);
+    assert.deepEqual(movedChecks(now, []), [], 'nothing known of the bug: nothing said');
+    const r = { ...repro([other]), moved: now };
+    assert.equal(reproducerSummary(r), 'lease-expiry: live trials 0/1 passed, 1/1 failed — your change moved the failure: now "progress: a leader is elected" fails, which the bug\'s own code does not');
   });
 
   it('words progress and failing seeds by phase', () => {

@@ -1,4 +1,5 @@
-import { reproducerLines } from '../../core/verify/format';
+import { failedCheckLines } from '../../core/verify/checks';
+import { reproducerLines, reproducerVerdict } from '../../core/verify/format';
 import { runReproducer } from '../../core/verify/reproduce';
 import { clusterBackendOptions, CONCURRENCY_HELP, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, say, withInterrupt } from '../output';
@@ -19,6 +20,8 @@ export async function commandRepro(dir: string, { json, ...run }: OptionsOf<type
     else {
       for (const line of reproducerLines(`reproducer for ${r.bugId}`, r)) say(line);
       await printFirstFailure(r);
+      for (const line of failedCheckLines(r)) say(line);
+      say(`\n${reproducerVerdict(r)}`);
       if (r.sim?.firstFailingSeed !== undefined) say(`\nreplay the first failing seed: ddbench replay ${dir} --seed ${r.sim.firstFailingSeed}`);
       say(`\nruns: ${r.runDir}`);
     }

@@ -1,3 +1,4 @@
+import { failedCheckLines } from '../../core/verify/checks';
 import { Option } from 'commander';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -33,6 +34,7 @@ export async function commandVerify(dir: string, { json, source, ...checks }: Op
       for (const line of verificationLines(r)) say(line);
       await printFirstFailure(r);
       for (const g of r.regression) await printFirstFailure(g);
+      for (const line of failedCheckLines(r)) say(line);
       say(r.verified ? `\nVERIFIED: ${r.bugId} is fixed by this patch.` : `\nNOT VERIFIED: ${r.bugId}.`);
       say(`runs: ${r.runDir}`);
     }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -64,6 +65,7 @@ export async function openWorkspace(catalog: Catalog, bugId: string, destDir: st
     fs.mkdirSync(path.join(temp, DDBENCH_DIR, 'records'), { recursive: true });
     const info: z.infer<typeof WorkspaceFile> = { version: 1, bugId: bug.id, system: system.id, createdAt: new Date().toISOString() };
     fs.writeFileSync(workspaceFile(temp), JSON.stringify(info, null, 2) + '\n');
+    initGitRepository(temp, bug.id);
     if (fs.existsSync(dest)) fs.rmdirSync(dest); // empty, checked above
     fs.renameSync(temp, dest);
   } catch (err) {
@@ -71,6 +73,50 @@ export async function openWorkspace(catalog: Catalog, bugId: string, destDir: st
     throw err;
   }
   return dest;
+}
+
+/**
+ * Makes the workspace a git repository with one commit of the bug's code, so the
+ * editor's Source Control shows "my changes". `ddbench diff` (against a fresh copy of
+ * the bug's code) stays what verification checks. Without git on the machine the
+ * workspace is still complete, only without history.
+ */
+function initGitRepository(dir: string, bugId: string): void {
+  fs.writeFileSync(path.join(dir, '.gitignore'), `${DDBENCH_DIR}/\nnode_modules/\n`);
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-c', 'user.name=DDBench', '-c', 'user.email=ddbench@localhost', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args], {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
+    });
+  if (git('init', '-q').status !== 0) {
+    fs.rmSync(path.join(dir, '.git'), { recursive: true, force: true });
+    return;
+  }
+  const committed = git('add', '-A').status === 0 && git('commit', '-q', '--no-verify', '-m', `${bugId}: the bug's code as opened`).status === 0;
+  if (!committed) fs.rmSync(path.join(dir, '.git'), { recursive: true, force: true });
+}
+
+/**
+ * Puts the bug's code back in the workspace's source, after saving the current changes
+ * as a patch under `.ddbench/` (so nothing is lost). Returns the saved patch's path, or
+ * undefined when there were no changes.
+ */
+export function resetWorkspaceSource(ws: ResolvedWorkspace, changes: string): string | undefined {
+  if (!changes.trim()) return undefined;
+  const saved = path.join(ws.info.dir, DDBENCH_DIR, `changes-${new Date().toISOString().replace(/[:.]/g, '-')}.patch`);
+  fs.writeFileSync(saved, changes);
+  const fresh = fs.mkdtempSync(path.join(path.dirname(ws.info.dir), `.${path.basename(ws.info.dir)}.reset-`));
+  try {
+    materialiseBuggySource(ws.system, ws.bug, fresh);
+    for (const part of SYSTEM_PARTS) {
+      fs.rmSync(path.join(ws.info.dir, part), { recursive: true, force: true });
+      if (fs.existsSync(path.join(fresh, part))) fs.renameSync(path.join(fresh, part), path.join(ws.info.dir, part));
+    }
+  } finally {
+    fs.rmSync(fresh, { recursive: true, force: true });
+  }
+  return saved;
 }
 
 function writeEditorSupport(dest: string): void {
@@ -82,17 +128,17 @@ function writeEditorSupport(dest: string): void {
 /** Writes the system's parts with the bug applied into `dest` (also used to rebuild a pristine buggy copy). */
 export function materialiseBuggySource(system: SystemEntry, bug: BugEntry, dest: string): void {
   copySystemParts(system, dest);
-  applyUnifiedDiff(dest, bugPatch(bug), path.join(bug.dir, 'bug.patch'));
+  applyUnifiedDiff(dest, bugPatchText(bug), path.join(bug.dir, 'bug.patch'));
 }
 
-/** The patch that turns the system's correct source into the buggy one. */
-function bugPatch(bug: BugEntry): string {
+/** The patch that turns the system's correct source into the buggy one (harness-side only: it is the reverse of the fix). */
+export function bugPatchText(bug: BugEntry): string {
   return fs.readFileSync(path.join(bug.dir, 'bug.patch'), 'utf8');
 }
 
 /** The bug's reference fix: the reverse of its bug.patch. It never enters a workspace. */
 export function referenceFix(bug: BugEntry): string {
-  return reverseUnifiedDiff(bugPatch(bug));
+  return reverseUnifiedDiff(bugPatchText(bug));
 }
 
 /** Writes the system's correct parts into `dest`. */

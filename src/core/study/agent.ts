@@ -78,6 +78,7 @@ export function agentAttemptRecord(result: AgentResult, ctx: AgentRecordContext)
     type: 'attempt',
     id: randomUUID(),
     revision: 0,
+    hints: [],
     bug: ctx.bug,
     actor: { kind: 'agent', model: result.model, condition: result.condition, protocol: result.protocol, endpoint: endpointOf(ctx.baseUrl) },
     status,

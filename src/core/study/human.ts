@@ -15,6 +15,9 @@ export interface HumanAttemptStart {
   /** The consent text shown and agreed to, and whether the interaction log was agreed to as well. */
   consent: { text: string; interactionLog: boolean };
   agentAllowed: boolean;
+  hintsAllowed: boolean;
+  /** The workspace already differed from the bug's code at the start. */
+  startedFromEdits: boolean;
   timeLimitMs?: number;
   toolVersion: string;
   now?: () => Date;
@@ -56,6 +59,7 @@ export class HumanAttempt {
         ...(o.study && { study: o.study }),
         consent: { at, textSha256: consentHash(o.consent.text), interactionLog: o.consent.interactionLog },
         agentAllowed: o.agentAllowed,
+        hintsAllowed: o.hintsAllowed,
       },
       status: 'in-progress',
       startedAt: at,
@@ -63,6 +67,8 @@ export class HumanAttempt {
       verifications: [],
       attempts: 0,
       patch: null,
+      hints: [],
+      startedFromEdits: o.startedFromEdits,
       tool: { name: 'ddbench', version: o.toolVersion },
     };
     const file = path.join(o.recordsDir, ATTEMPTS_FILE);
@@ -104,6 +110,19 @@ export class HumanAttempt {
 
   get agentAllowed(): boolean {
     return this.state.actor.kind === 'human' && this.state.actor.agentAllowed;
+  }
+
+  get hintsAllowed(): boolean {
+    return this.state.actor.kind === 'human' && this.state.actor.hintsAllowed;
+  }
+
+  /** Records the next hint of the ladder as taken; returns its level (1 for the first). */
+  hintTaken(): number {
+    const at = this.now();
+    const level = this.state.hints.length + 1;
+    this.note({ kind: 'hint', level });
+    this.write({ hints: [...this.state.hints, { level, at: at.toISOString(), elapsedMs: Math.max(0, at.getTime() - Date.parse(this.state.startedAt)) }] });
+    return level;
   }
 
   elapsedMs(): number {

@@ -31,7 +31,15 @@ export function participantCodeProblem(code: string, pattern: string = DEFAULT_P
   } catch {
     return `the study's participant-code pattern ${JSON.stringify(pattern)} is not a valid regular expression; fix the setting`;
   }
-  return re.test(code) ? undefined : `does not match the study's participant-code pattern ${pattern}`;
+  if (re.test(code)) return undefined;
+  return pattern === DEFAULT_PARTICIPANT_PATTERN
+    ? 'a participant code looks like P07, P-7K2M9Q or S2-014: one to four letters, an optional dash, then two to twelve letters or digits'
+    : "this is not a code of this study's form; use the code the researcher gave you";
+}
+
+/** Codes are compared upper-case, so "p-7k2m9q" typed by hand is the same participant as "P-7K2M9Q". */
+export function normaliseParticipantCode(code: string): string {
+  return code.trim().toUpperCase();
 }
 
 export const DEFAULT_CONSENT_TEXT = [

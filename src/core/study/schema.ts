@@ -66,6 +66,8 @@ export const Verification = z.strictObject({
   isolation: Isolation.optional(),
   /** The patch could not be checked at all (did not apply, verification broke). */
   error: z.string().optional(),
+  /** The checks that failed, each once (absent in records from before they were kept). */
+  failing: z.array(z.strictObject({ scenario: z.string(), check: z.string(), summary: z.string(), moved: z.boolean() })).optional(),
 });
 export type Verification = z.infer<typeof Verification>;
 
@@ -88,6 +90,8 @@ export const HumanActor = z.strictObject({
     .optional(),
   /** Whether the study let the person use the agent panel. */
   agentAllowed: z.boolean().default(false),
+  /** Whether the study let the person take hints from the bug's hint ladder. */
+  hintsAllowed: z.boolean().default(false),
 });
 export type HumanActor = z.infer<typeof HumanActor>;
 
@@ -165,6 +169,10 @@ export const AttemptRecord = z.strictObject({
   patch: Patch.nullable(),
   agent: AgentUsage.optional(),
   bench: BenchKey.optional(),
+  /** Hints taken from the bug's ladder during the attempt, in order (level 1 is the first hint). */
+  hints: z.array(z.strictObject({ level: z.number().int().min(1), at: Iso, elapsedMs: Count })).default([]),
+  /** The workspace already differed from the bug's code when the attempt started (work before the clock). */
+  startedFromEdits: z.boolean().optional(),
   tool: z.strictObject({ name: z.literal('ddbench'), version: z.string() }).optional(),
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
@@ -178,8 +186,10 @@ export const Interaction = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('command'), command: z.string() }),
   z.strictObject({ kind: z.literal('debug'), action: z.enum(['start', 'stop']), name: z.string() }),
   z.strictObject({ kind: z.literal('submit'), verified: z.boolean() }),
-  /** A command the study does not allow during an attempt (the agent panel), refused. */
+  /** A command the study does not allow during an attempt (the agent panel, a hint), refused. */
   z.strictObject({ kind: z.literal('refused'), command: z.string() }),
+  /** A hint taken from the bug's ladder (its level, never its text). */
+  z.strictObject({ kind: z.literal('hint'), level: z.number().int().min(1) }),
 ]);
 export type Interaction = z.infer<typeof Interaction>;
 

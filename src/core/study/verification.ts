@@ -23,6 +23,7 @@ export function verificationOf(r: VerifyResult, at: Date, startedAt: Date): Veri
       },
     }),
     ...(r.isolation !== undefined && { isolation: r.isolation }),
+    failing: r.failing.map((c) => ({ scenario: c.scenario, check: c.check, summary: c.summary, moved: r.moved.includes(c) })),
   };
 }
 

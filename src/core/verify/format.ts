@@ -1,4 +1,5 @@
 import type { TrialsResult } from '../repro/trials';
+import type { FailedCheck } from './checks';
 import type { TrialResult } from '../scenario/verdict';
 import type { SimTrialResult } from '../sim/sim-trial';
 import type { ReproResult } from './reproduce';
@@ -94,7 +95,18 @@ export function reproduced(r: ReproResult): boolean {
 export function reproducerSummary(r: ReproResult): string {
   const n = r.trials.length;
   const sim = r.sim ? `; simulated seeds ${r.sim.seeds - r.sim.failed}/${r.sim.seeds} passed, ${r.sim.failed}/${r.sim.seeds} failed` : '';
-  return `${r.scenario}: live trials ${r.passed}/${n} passed, ${r.failed}/${n} failed${sim} — ${reproduced(r) ? 'the bug reproduces' : 'the reproducer passes'}`;
+  return `${r.scenario}: live trials ${r.passed}/${n} passed, ${r.failed}/${n} failed${sim} — ${reproducerVerdict(r)}`;
+}
+
+/** What a reproducer run means: the bug shows (and by which check), the failure moved to another check, or it passes. */
+export function reproducerVerdict(r: Pick<ReproResult, 'failing' | 'moved'> & Parameters<typeof reproduced>[0]): string {
+  if (!reproduced(r)) return 'the reproducer passes';
+  if (r.moved.length > 0) return `your change moved the failure: now ${quoteChecks(r.moved)} fail${r.moved.length === 1 ? 's' : ''}, which the bug's own code does not`;
+  return r.failing.length > 0 ? `the bug reproduces (${quoteChecks(r.failing)})` : 'the bug reproduces';
+}
+
+function quoteChecks(checks: readonly FailedCheck[]): string {
+  return checks.map((c) => `"${c.check}"`).join(', ');
 }
 
 /** A verification's checks, one line each: the reproducer, each regression check, the simulation. */

@@ -8,6 +8,8 @@ import { materialiseBuggySource, referenceFix, resolveWorkspace } from '../bugs/
 import { UserError } from '../errors';
 import { applyUnifiedDiff, diffTrees, type AppliedPatch } from '../patch/unified';
 import { runScenarioTrials, type TrialsOptions, type TrialsResult } from '../repro/trials';
+import { buggyCodeChecks } from './baseline';
+import { failedChecks, movedChecks, type FailedCheck } from './checks';
 import { withScratch } from './scratch';
 import { verifyInSimulation, type SimCheckOptions, type SimVerification } from './simulate';
 
@@ -25,6 +27,10 @@ export interface VerifyResult extends TrialsResult {
   sim?: SimVerification;
   /** The weakest isolation any run of the patched code had: what the verdict can claim. */
   isolation?: Isolation;
+  /** Each check that failed (reproducer, regression checks, simulated seeds), once. */
+  failing: FailedCheck[];
+  /** The failing checks that the bug's own code never fails: the fix moved the failure. */
+  moved: FailedCheck[];
 }
 
 export type CheckOptions = Partial<TrialsOptions> &
@@ -68,14 +74,21 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
     materialiseBuggySource(ws.system, ws.bug, scratch);
     const applied = applyUnifiedDiff(scratch, diff, patchName(source));
     const checks = await checkCode(ws.system, ws.bug, scratch, runDir, opts);
-    if (opts.sim === false || opts.signal?.aborted || (opts.failFast && !checks.verified)) return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
+    const base = { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
+    if (opts.sim === false || opts.signal?.aborted || (opts.failFast && !checks.verified)) {
+      const failing = failedChecks([checks, ...checks.regression]);
+      const moved = failing.length > 0 && !opts.signal?.aborted ? movedChecks(failing, await buggyCodeChecks(ws, opts.signal)) : [];
+      return { ...base, failing, moved };
+    }
     const sim = await withScratch((buggyDir) => {
       materialiseBuggySource(ws.system, ws.bug, buggyDir);
       return verifyInSimulation(ws.system, ws.bug.manifest.reproducer.scenario, buggyDir, scratch, simOptions(opts));
     });
     // The simulated fix ran in its own sandbox: the verdict claims the weaker of that and the live runs'.
     const isolation = weakestIsolation([sim.fixed.isolation, checks.isolation]);
-    return { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks, verified: checks.verified && sim.passed, sim, ...(isolation !== undefined && { isolation }) };
+    const failing = failedChecks([checks, ...checks.regression], [sim.fixed]);
+    const moved = movedChecks(failing, failedChecks([], [sim.buggy]).map((c) => c.check));
+    return { ...base, verified: checks.verified && sim.passed, sim, ...(isolation !== undefined && { isolation }), failing, moved };
   });
 }
 
