@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { NodeInfo, NodeStatus } from '../core/cluster/types';
 import type { ClusterSession } from './clusterSession';
-import { CONTEXT_VALUES } from './commands';
+import { COMMANDS, CONTEXT_VALUES } from './commands';
 
 const STATUS_ICONS: Record<NodeStatus, vscode.ThemeIcon> = {
   starting: new vscode.ThemeIcon('loading~spin'),
@@ -62,6 +62,7 @@ export class ClusterTreeProvider implements vscode.TreeDataProvider<NodeInfo>, v
       .join('\n');
     item.contextValue = `${CONTEXT_VALUES.nodePrefix}${node.status}${node.inspectPort !== undefined ? '.inspectable' : ''}`;
     item.accessibilityInformation = { label: `${node.id} ${node.status}` };
+    item.command = { command: COMMANDS.showNode.id, title: COMMANDS.showNode.title, arguments: [node.id] };
     return item;
   }
 

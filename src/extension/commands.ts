@@ -15,6 +15,10 @@ export interface CommandSpec {
 export const COMMANDS = {
   openBug: { id: 'ddbench.openBug', title: 'Open Bug', icon: '$(folder-opened)' },
   refreshBugs: { id: 'ddbench.refreshBugs', title: 'Refresh Bugs', icon: '$(refresh)' },
+  filterBugs: { id: 'ddbench.filterBugs', title: 'Filter Bugs…', icon: '$(filter)' },
+  groupBugs: { id: 'ddbench.groupBugs', title: 'Group Bugs by System or Tier', icon: '$(group-by-ref-type)' },
+  openNextBug: { id: 'ddbench.openNextBug', title: 'Open the Suggested Next Bug', icon: '$(star-full)' },
+  showIssue: { id: 'ddbench.showIssue', title: 'Show the Issue', icon: '$(issues)' },
   launchCluster: { id: 'ddbench.launchCluster', title: 'Launch Cluster', icon: '$(play)' },
   stopCluster: { id: 'ddbench.stopCluster', title: 'Stop Cluster', icon: '$(debug-stop)' },
   runReproducer: { id: 'ddbench.runReproducer', title: 'Run Reproducer', icon: '$(beaker)' },
@@ -25,6 +29,10 @@ export const COMMANDS = {
   attachDebugger: { id: 'ddbench.attachDebugger', title: 'Attach Debugger to Node', icon: '$(debug-alt)' },
   partition: { id: 'ddbench.partition', title: 'Partition Nodes…', icon: '$(debug-disconnect)' },
   heal: { id: 'ddbench.heal', title: 'Heal Partition', icon: '$(plug)' },
+  sendRequest: { id: 'ddbench.sendRequest', title: 'Send a Request…', icon: '$(send)' },
+  showNode: { id: 'ddbench.showNode', title: 'Show Node State and Log', icon: '$(info)' },
+  addLinkFault: { id: 'ddbench.addLinkFault', title: 'Add Link Fault…', icon: '$(debug-line-by-line)' },
+  clearLinkFaults: { id: 'ddbench.clearLinkFaults', title: 'Clear Link Faults', icon: '$(clear-all)' },
   showTimeline: { id: 'ddbench.showTimeline', title: 'Show Timeline', icon: '$(graph-line)' },
   showTrialTimeline: { id: 'ddbench.showTrialTimeline', title: 'Show Timeline of a Reproducer Trial…', icon: '$(beaker)' },
   showFileTimeline: { id: 'ddbench.showFileTimeline', title: 'Show Timeline of Event or Log Files…', icon: '$(file)' },
@@ -79,3 +87,18 @@ export const CONTEXT_KEYS = {
   clusterRunning: 'ddbench.clusterRunning',
   inBugWorkspace: 'ddbench.inBugWorkspace',
 } as const;
+
+/**
+ * The Get Started walkthrough's steps that complete on a real outcome (not on a command
+ * merely invoked): each is a context key set true when it happens.
+ */
+export const WALKTHROUGH_KEYS = {
+  clusterLaunched: 'ddbench.walkthrough.clusterLaunched',
+  requestSent: 'ddbench.walkthrough.requestSent',
+  timelineShown: 'ddbench.walkthrough.timelineShown',
+  reproducerRan: 'ddbench.walkthrough.reproducerRan',
+  failingTrialOpened: 'ddbench.walkthrough.failingTrialOpened',
+  hintTaken: 'ddbench.walkthrough.hintTaken',
+  fixVerified: 'ddbench.walkthrough.fixVerified',
+} as const;
+export type WalkthroughStep = keyof typeof WALKTHROUGH_KEYS;

@@ -3,13 +3,13 @@ import { readWorkspace, type WorkspaceInfo } from '../core/bugs/workspace';
 import { DDBENCH_DIR } from '../core/paths';
 import type { Cluster, NodeInfo, NodeStatus } from '../core/cluster/types';
 import { UserError } from '../core/errors';
-import { BugsTreeProvider, type BugsNode } from './bugsView';
+import { BugsTreeProvider, pickBugsFilter, type BugsNode } from './bugsView';
 import { CatalogStore } from './catalogStore';
 import { ClusterSession } from './clusterSession';
 import { ClusterTreeProvider } from './clusterView';
 import { COMMANDS, CONTEXT_KEYS, VIEWS, type CommandName } from './commands';
 import { attachDebugger, pickIsolated, resolveNode } from './nodeActions';
-import { openBug, showPendingIssue } from './openBug';
+import { openBug, showIssue, showPendingIssue } from './openBug';
 import { reportError } from './present';
 import { createRedactingOutputChannel } from './redactingOutput';
 import { ReproducerRuns } from './reproducer';
@@ -21,7 +21,10 @@ import { ComparisonView } from './comparisonView';
 import { StudySession } from './studyAttempt';
 import { parseStudySettings } from './studySettings';
 import { SimSeeds } from './simSeeds';
+import { completeStep } from './walkthrough';
 import { Practice } from './practice';
+import { ClusterConsole } from './clusterConsole';
+import { NodeDocuments } from './nodeDocuments';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 
@@ -42,7 +45,13 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
 
   let bugWorkspace: WorkspaceInfo | undefined;
 
-  const bugsTree = new BugsTreeProvider(store, () => bugWorkspace?.bugId);
+  const bugsTree = new BugsTreeProvider({
+    store,
+    openBugId: () => bugWorkspace?.bugId,
+    openWorkspaceDir: () => bugWorkspace?.dir,
+    workspacesDir: () => settings().workspacesDir,
+    memento: context.workspaceState,
+  });
   const bugsView = vscode.window.createTreeView(VIEWS.bugs, { treeDataProvider: bugsTree, showCollapseAll: true });
   bugsTree.attach(bugsView);
   const clusterTree = new ClusterTreeProvider(session);
@@ -62,6 +71,9 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
   context.subscriptions.push(seeds);
 
   const study = new StudySession(context, output, () => store.get(), settings, () => parseStudySettings((key) => vscode.workspace.getConfiguration().get(key)), timeline);
+  const clusterConsole = new ClusterConsole(session, () => store.get(), output, context.workspaceState);
+  const nodeDocuments = new NodeDocuments(session);
+  context.subscriptions.push(clusterConsole, nodeDocuments);
   const practice = new Practice(output, () => bugWorkspace, settings, timeline, () => study.inProgress, () => bugsTree.refresh());
   const comparison = new ComparisonView(context, output, () => store.get(), () => bugWorkspace, study);
   context.subscriptions.push(study, comparison);
@@ -87,6 +99,14 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     compareRecordsFolder: () => comparison.pickFolders(),
     openBug: (arg) => openBug(context, store, settings, arg),
     refreshBugs: () => store.refresh(),
+    filterBugs: async () => pickBugsFilter(bugsTree, await store.get()),
+    groupBugs: () => bugsTree.setFilter({ ...bugsTree.filter, groupBy: bugsTree.filter.groupBy === 'system' ? 'tier' : 'system' }),
+    showIssue: () => showIssue(requireWorkspace().dir),
+    openNextBug: async () => {
+      const bug = await bugsTree.suggestion();
+      if (!bug) return void vscode.window.showInformationMessage('DDBench: every bug of the set is solved. Well done.');
+      await openBug(context, store, settings, bug.id);
+    },
     launchCluster: async () => {
       const workspace = requireWorkspace();
       const { inspect, backend } = settings();
@@ -95,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
         () => session.launch(workspace, { inspect, backend }),
       );
       output.appendLine(`[cluster] launched ${workspace.bugId}: ${session.nodes().map((n) => n.id).join(', ')}; run folder ${running.cluster.runDir}`);
+      completeStep('clusterLaunched');
       await vscode.commands.executeCommand(`${VIEWS.cluster}.focus`);
     },
     stopCluster: async () => {
@@ -105,7 +126,7 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
     runReproducer: async () => {
       const workspace = requireWorkspace();
       const s = settings();
-      await reproducers.run({ workspace, trials: s.trials, concurrency: s.concurrency, backend: s.backend });
+      if (await reproducers.run({ workspace, trials: s.trials, concurrency: s.concurrency, backend: s.backend })) completeStep('reproducerRan');
     },
     killNode: onNode('Kill', (s) => s !== 'stopped' && s !== 'exited', (c, id) => c.kill(id)),
     restartNode: onNode('Restart', () => true, (c, id) => c.restart(id)),
@@ -125,7 +146,17 @@ export function activate(context: vscode.ExtensionContext): DDBenchApi {
       session.heal();
       output.appendLine('[cluster] partition healed');
     },
-    showTimeline: (arg) => timeline.showLatest(arg),
+    sendRequest: (arg) => clusterConsole.sendRequest(arg),
+    addLinkFault: (arg) => clusterConsole.addLinkFault(arg),
+    clearLinkFaults: () => clusterConsole.clearLinkFaults(),
+    showNode: async (arg) => {
+      const node = await resolveNode(session, arg, 'Show', () => true);
+      if (node) await nodeDocuments.open(node.id);
+    },
+    showTimeline: async (arg) => {
+      await timeline.showLatest(arg);
+      completeStep('timelineShown');
+    },
     showTrialTimeline: () => timeline.pickTrial(),
     showFileTimeline: (arg) => (arg === undefined ? timeline.pickFiles() : timeline.showLatest(arg)),
     openAgent: () => agent.show(),

@@ -8,6 +8,13 @@ import type { ClusterSession } from './clusterSession';
 const NodeArg = z.union([z.string().min(1), z.object({ id: z.string().min(1) })]);
 
 /** The node an action applies to: the argument, else a pick among nodes in a fitting state. */
+/** The node id in a command's argument: a node id, or a Cluster view item. */
+export function nodeIdOf(arg: unknown, action: string): string {
+  const parsed = NodeArg.safeParse(arg);
+  if (!parsed.success) throw new Error(`${action} expects a node id or a Cluster view item`);
+  return typeof parsed.data === 'string' ? parsed.data : parsed.data.id;
+}
+
 export async function resolveNode(
   session: ClusterSession,
   arg: unknown,
@@ -17,9 +24,7 @@ export async function resolveNode(
   const nodes = session.nodes();
   if (!session.running) throw new UserError('no cluster is running; launch one first');
   if (arg !== undefined) {
-    const parsed = NodeArg.safeParse(arg);
-    if (!parsed.success) throw new Error(`${action} expects a node id or a Cluster view item`);
-    const id = typeof parsed.data === 'string' ? parsed.data : parsed.data.id;
+    const id = nodeIdOf(arg, action);
     const node = nodes.find((n) => n.id === id);
     if (!node) throw new UserError(`no node "${id}" in the running cluster (nodes: ${nodes.map((n) => n.id).join(', ')})`);
     return node;

@@ -49,7 +49,7 @@ export async function showPendingIssue(context: vscode.ExtensionContext, workspa
   await showIssue(workspaceDir);
 }
 
-async function showIssue(dir: string): Promise<void> {
+export async function showIssue(dir: string): Promise<void> {
   const issue = vscode.Uri.file(path.join(dir, 'ISSUE.md'));
   if (fs.existsSync(issue.fsPath)) await vscode.commands.executeCommand('markdown.showPreview', issue);
 }

@@ -9,6 +9,7 @@ import { COMMANDS } from './commands';
 import { offerResult, writeFailedChecks } from './results';
 import type { DDBenchSettings } from './settings';
 import type { TimelinePanel } from './timelinePanel';
+import { completeStep } from './walkthrough';
 
 type Handler = (arg?: unknown) => Promise<void>;
 export type PracticeCommand = 'showNextHint' | 'showHints' | 'revealReferenceFix' | 'verifyFix';
@@ -51,6 +52,7 @@ export class Practice {
       return;
     }
     this.output.appendLine(`[hint] ${ws.bugId} ${hintTitle(hint)}: ${hint.text}`);
+    completeStep('hintTaken');
     const next = 'Next Hint';
     const all = 'Show Hints Taken';
     const choice = await vscode.window.showInformationMessage(`${hintTitle(hint)}: ${hint.text}`, ...(hint.level < hint.total ? [next] : []), all);
@@ -126,6 +128,7 @@ export class Practice {
     this.changed();
     const counts = countsLine(countsOf(result));
     if (result.verified) {
+      completeStep('fixVerified');
       void vscode.window.showInformationMessage(`DDBench: verified — your fix for ${ws.bugId} passes (${counts}). The bug is marked solved.`);
       return;
     }

@@ -26,19 +26,20 @@ export interface ReproducerRun {
  * closes are cancelled, so their trial clusters are stopped too.
  */
 export class ReproducerRuns {
-  private readonly running = new Map<AbortController, Promise<void>>();
+  private readonly running = new Map<AbortController, Promise<boolean>>();
 
   constructor(
     private readonly output: vscode.OutputChannel,
     private readonly timeline: TimelinePanel,
   ) {}
 
-  async run(run: ReproducerRun): Promise<void> {
+  /** True when the run finished with a verdict (not cancelled). */
+  async run(run: ReproducerRun): Promise<boolean> {
     const abort = new AbortController();
     const done = this.runWithProgress(run, abort);
     this.running.set(abort, done);
     try {
-      await done;
+      return await done;
     } finally {
       this.running.delete(abort);
     }
@@ -49,7 +50,7 @@ export class ReproducerRuns {
     await Promise.allSettled(this.running.values());
   }
 
-  private async runWithProgress(run: ReproducerRun, abort: AbortController): Promise<void> {
+  private async runWithProgress(run: ReproducerRun, abort: AbortController): Promise<boolean> {
     const { output } = this;
     const { workspace } = run;
     output.appendLine(`\n=== Reproducer for ${workspace.bugId} in ${workspace.dir}`);
@@ -92,12 +93,13 @@ export class ReproducerRuns {
       // A partial run has no verdict: too few trials to say anything.
       const seeds = sim.done > 0 ? `; ${sim.done} simulated seed(s), ${sim.failed} failed` : '';
       output.appendLine(`=== Cancelled after ${live.done} live trial(s), ${live.failed} failed${seeds}`);
-      return;
+      return false;
     }
     for (const line of reproducerLines('reproducer', result)) output.appendLine(`=== ${line}`);
     writeFailedChecks(output, result);
     output.appendLine(`    run folder: ${result.runDir}`);
     // Not awaited: the command is done when the run is, not when the toast is dismissed.
     void offerResult(`DDBench: ${result.bugId}: ${reproducerSummary(result)}`, reproduced(result), { ...result, runs: [result] }, this.timeline, output);
+    return true;
   }
 }

@@ -4,6 +4,7 @@ import type { TrialsResult } from '../core/repro/trials';
 import { failedCheckLines, type FailedCheck } from '../core/verify/checks';
 import { COMMANDS } from './commands';
 import type { TimelinePanel } from './timelinePanel';
+import { completeStep } from './walkthrough';
 
 /** What a finished reproducer or verification offers: its failed checks, and trials to open. */
 export interface CheckedRun {
@@ -42,4 +43,5 @@ export async function offerResult(message: string, warn: boolean, run: CheckedRu
   else if (choice === COMPARE && trial && passing) await timeline.showTrial(path.dirname(trial.eventsFile), path.dirname(passing.eventsFile));
   else if (choice === REPLAY && first?.seed !== undefined) await vscode.commands.executeCommand(COMMANDS.replaySeed.id, { seed: first.seed, scenario: first.scenario });
   else if (choice === OUTPUT) output.show(true);
+  if (choice === OPEN_FAILING || choice === COMPARE || choice === REPLAY) completeStep('failingTrialOpened');
 }

@@ -21,6 +21,7 @@ import type { DDBenchSettings } from './settings';
 import type { StudySettings } from './studySettings';
 import { offerResult, writeFailedChecks, type CheckedRun } from './results';
 import type { TimelinePanel } from './timelinePanel';
+import { completeStep } from './walkthrough';
 
 type Handler = (arg?: unknown) => Promise<void> | void;
 export type StudyCommand = 'startAttempt' | 'submitAttempt' | 'giveUpAttempt' | 'attemptActions' | 'compareWithReference';
@@ -269,6 +270,7 @@ export class StudySession implements vscode.Disposable {
     }
     this.update();
     if (record.status === 'verified') {
+      completeStep('fixVerified');
       const compare = 'Compare with the Reference Fix';
       const choice = await vscode.window.showInformationMessage(`DDBench: verified — ${ws.bugId} is fixed. Your attempt is recorded.`, compare);
       if (choice === compare) await this.compareWithReference(record.id);

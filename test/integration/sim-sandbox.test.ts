@@ -18,7 +18,7 @@ function fixtureSystem(dir: string): SystemEntry {
   return {
     id: 'hostile',
     dir,
-    manifest: { id: 'hostile', name: 'hostile', description: 'a hostile patch', modelledAfter: { project: 'x', url: 'https://example.org' }, entry: 'node.mjs', nodes: ['n1', 'n2', 'n3'], config: {}, tests: [] },
+    manifest: { id: 'hostile', name: 'hostile', description: 'a hostile patch', modelledAfter: { project: 'x', url: 'https://example.org' }, entry: 'node.mjs', client: [], nodes: ['n1', 'n2', 'n3'], config: {}, tests: [] },
   };
 }
 

@@ -8,7 +8,8 @@ import { UserError } from '../../src/core/errors';
 import { hintLadder, hintStage, revealReferenceFix, takeNextHint } from '../../src/core/study/hints';
 import { HumanAttempt } from '../../src/core/study/human';
 import { DEFAULT_CONSENT_TEXT, normaliseParticipantCode, participantCodeProblem } from '../../src/core/study/participant';
-import { readPractice } from '../../src/core/study/practice';
+import { appendPractice, readPractice } from '../../src/core/study/practice';
+import { catalogProgress, nextBug, workspaceProgress } from '../../src/core/study/progress';
 import { ATTEMPTS_FILE, readRecordsFile, workspaceRecordsDir } from '../../src/core/study/store';
 import { workspaceDiff } from '../../src/core/verify/verify';
 import { buggySource, correctSource, tempDir, writeFiles, writeToyBugSet } from '../support/bugset';
@@ -108,6 +109,23 @@ describe('practice: hints, the reference fix, git workspaces', () => {
     assert.equal(fs.readFileSync(path.join(ws, 'src', 'node.mjs'), 'utf8'), buggySource);
     assert.equal(await workspaceDiff(ws, catalog), '');
     assert.equal(resetWorkspaceSource(await resolveWorkspace(ws, catalog), ''), undefined, 'nothing to save, nothing done');
+  });
+
+  it('tells not tried, attempted and solved (with the best time) from the workspace, and suggests the next bug', async () => {
+    assert.deepEqual(await workspaceProgress(path.join(t.dir, 'nowhere')), { state: 'not-tried', hints: 0 });
+    assert.equal((await workspaceProgress(ws)).state, 'not-tried', 'opened, nothing done');
+    await takeNextHint(ws, catalog);
+    assert.deepEqual(await workspaceProgress(ws), { state: 'attempted', hints: 1 });
+    const created = Date.parse(JSON.parse(fs.readFileSync(path.join(ws, '.ddbench', 'workspace.json'), 'utf8')).createdAt);
+    appendPractice(ws, { v: 1, at: new Date(created + 90_000).toISOString(), kind: 'verify', verified: false, failing: ['off by one'] });
+    assert.equal((await workspaceProgress(ws)).state, 'attempted');
+    appendPractice(ws, { v: 1, at: new Date(created + 600_000).toISOString(), kind: 'verify', verified: true, failing: [] });
+    assert.deepEqual(await workspaceProgress(ws), { state: 'solved', bestTimeMs: 600_000, hints: 1 });
+    // The default workspaces folder has none of this bug; the open workspace elsewhere counts.
+    const progress = await catalogProgress(catalog, path.join(t.dir, 'elsewhere'), [ws]);
+    assert.equal(progress.get('toy-off-by-one')?.state, 'solved');
+    assert.equal(nextBug(catalog, progress), undefined, 'every bug of the toy set is solved');
+    assert.equal(nextBug(catalog, new Map())?.id, 'toy-off-by-one');
   });
 
   it('upper-cases participant codes and explains a bad one in a sentence', () => {

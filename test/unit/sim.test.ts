@@ -28,7 +28,7 @@ function fixtureSystem(id: string, dir: string, entry: string): SystemEntry {
   return {
     id,
     dir,
-    manifest: { id, name: id, description: `the ${id} fixture`, modelledAfter: { project: id, url: 'https://example.org' }, entry, nodes: ['n1', 'n2', 'n3'], config: {}, tests: [] },
+    manifest: { id, name: id, description: `the ${id} fixture`, modelledAfter: { project: id, url: 'https://example.org' }, entry, client: [], nodes: ['n1', 'n2', 'n3'], config: {}, tests: [] },
   };
 }
 

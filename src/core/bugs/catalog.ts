@@ -73,6 +73,9 @@ export async function loadCatalog(root: string = defaultBugsDir()): Promise<Cata
     if (seen.has(b.id)) catalog.problems.push(`${path.join(b.dir, 'bug.json')}: id: "${b.id}" is used by another bug`);
     seen.add(b.id);
   }
+  const starters = catalog.bugs.filter((b) => b.manifest.starter);
+  if (starters.length > 1) catalog.problems.push(`starter: ${starters.map((b) => b.id).join(', ')} are all marked as the starter bug; a set has one`);
+  for (const b of starters) if (b.tier !== 1) catalog.problems.push(`${path.join(b.dir, 'bug.json')}: starter: the starter bug is tier 1 (this one is tier ${b.tier})`);
   return catalog;
 }
 

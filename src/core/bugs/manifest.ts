@@ -8,6 +8,22 @@ const JsonValue: z.ZodType<import('../../runtime/types').Json> = z.lazy(() =>
   z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(JsonValue), z.record(z.string(), JsonValue)]),
 );
 
+/** An argument's type in a client operation; a trailing `?` makes it optional. */
+export const ArgSpec = z.string().regex(/^(string|number|boolean|json)\??$/, 'string, number, boolean or json, with ? when optional');
+
+/**
+ * A client operation the system answers (its RPCs), for the editor's request console and
+ * `ddbench up`: the message type, what it does, and its body's fields with their types.
+ */
+export const ClientOperation = z.strictObject({
+  type: z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'a message type: letters and digits'),
+  doc: z.string().min(1),
+  args: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), ArgSpec).default({}),
+  /** Which nodes take it, in words ("the leader", "the NameNode"); absent: any node. */
+  to: z.string().min(1).optional(),
+});
+export type ClientOperation = z.infer<typeof ClientOperation>;
+
 export const SystemManifest = z.strictObject({
   id: Id,
   name: z.string().min(1),
@@ -15,6 +31,8 @@ export const SystemManifest = z.strictObject({
   modelledAfter: z.strictObject({ project: z.string().min(1), url: z.url() }),
   /** The system module, relative to the system folder. */
   entry: z.string().min(1),
+  /** The client operations a person can send from the request console. */
+  client: z.array(ClientOperation).default([]),
   nodes: z.array(Id).min(1),
   config: z.record(z.string(), JsonValue).default({}),
   /** The system's own regression scenarios (names of files in scenarios/). */
@@ -130,6 +148,8 @@ export const BugManifest = z.strictObject({
    * leaves them unused and the fix uses them: an upstream API the buggy version also had.
    */
   keep: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })).default([]),
+  /** The bug offered first to a newcomer (the editor's walkthrough): a tier-1 bug whose reproducer is quick. One in a set. */
+  starter: z.boolean().default(false),
 });
 export type BugManifest = z.infer<typeof BugManifest>;
 

@@ -35,6 +35,8 @@ export interface WorkspaceInfo {
   dir: string;
   bugId: string;
   system: string;
+  /** When `open` made it (ISO time). */
+  createdAt: string;
 }
 
 export function workspaceFile(dir: string): string {
@@ -157,7 +159,7 @@ export async function readWorkspace(dir: string): Promise<WorkspaceInfo> {
   const file = workspaceFile(abs);
   if (!fs.existsSync(file)) throw new UserError(`${abs} is not a DDBench workspace (no ${path.join(DDBENCH_DIR, 'workspace.json')}); create one with \`ddbench open <bug>\``);
   const w = await readManifest(file, WorkspaceFile);
-  return { dir: abs, bugId: w.bugId, system: w.system };
+  return { dir: abs, bugId: w.bugId, system: w.system, createdAt: w.createdAt };
 }
 
 /** Where new workspaces go unless a folder is given: `DDBENCH_WORKSPACES`, else ~/ddbench-workspaces. */

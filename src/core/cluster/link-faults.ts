@@ -1,4 +1,5 @@
 import { seededRandom } from '../../runtime/random';
+import { UserError } from '../errors';
 import type { LinkFault } from './types';
 
 /** The parts of a message fault rules look at. */
@@ -106,4 +107,35 @@ export function isCut(index: ReadonlyMap<string, number>, from: string, to: stri
   const a = index.get(from);
   const b = index.get(to);
   return a !== undefined && b !== undefined && a !== b;
+}
+
+/** What a person asks a link fault to do to the messages it matches. */
+export type FaultEffect = 'delay' | 'drop' | 'duplicate';
+
+/**
+ * A person's amount for a link fault: a delay in ms ("2000", or a range "500-3000"), or the
+ * share of messages to drop or duplicate (0 to 1). Throws a sentence on anything else.
+ */
+export function faultEffect(effect: FaultEffect, text: string): Pick<LinkFault, 'delayMs' | 'drop' | 'duplicate'> {
+  if (effect === 'delay') {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(text);
+    const min = Number(m?.[1]);
+    const max = Number(m?.[2] ?? m?.[1]);
+    if (!m || max < min) throw new UserError('a delay in ms: 2000, or a range such as 500-3000');
+    return { delayMs: [min, max] };
+  }
+  const p = Number(text);
+  if (text.trim() === '' || !(p >= 0 && p <= 1)) throw new UserError('a share between 0 and 1 (1: every message)');
+  return effect === 'drop' ? { drop: p } : { duplicate: p };
+}
+
+/** "n1 → n2 (MsgApp): delay 2000-2000 ms". */
+export function describeLinkFault(f: LinkFault): string {
+  const effects = [
+    ...(f.delayMs ? [`delay ${f.delayMs[0] === f.delayMs[1] ? f.delayMs[0] : `${f.delayMs[0]}-${f.delayMs[1]}`} ms`] : []),
+    ...(f.drop !== undefined ? [`drop ${f.drop}`] : []),
+    ...(f.duplicate !== undefined ? [`duplicate ${f.duplicate}`] : []),
+    ...(f.reorder !== undefined ? [`reorder ${f.reorder}`] : []),
+  ];
+  return `${f.from} → ${f.to}${f.type ? ` (${f.type})` : ''}: ${effects.join(', ')}`;
 }
