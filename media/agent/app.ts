@@ -18,6 +18,7 @@ export type AgentHost = WebviewHost<ToHost, UiState>;
 const FIELDS: { name: FieldName; label: string; kind: 'text' | 'number' | 'select'; options?: string[]; hint?: string; step?: string }[] = [
   { name: 'baseUrl', label: 'Base URL', kind: 'text', hint: 'OpenAI: https://api.openai.com/v1 · Ollama: http://localhost:11434/v1 · vLLM: http://localhost:8000/v1 · llama.cpp: http://127.0.0.1:8080/v1' },
   { name: 'model', label: 'Model', kind: 'text' },
+  { name: 'startFrom', label: 'Start from', kind: 'select', options: ['bug', 'workspace'], hint: "bug: the bug's code as opened · workspace: your current edits in src/" },
   { name: 'condition', label: 'Condition', kind: 'select', options: ['symptom-only', 'context-augmented'], hint: 'context-augmented adds the captured failure and the evidence tools' },
   { name: 'protocol', label: 'Protocol', kind: 'select', options: ['auto', 'tools', 'text'], hint: 'auto: tool calling, falling back to text actions where the endpoint has none' },
   { name: 'temperature', label: 'Temperature', kind: 'number', step: '0.1', hint: "empty: the endpoint's default" },
@@ -42,6 +43,10 @@ export class AgentApp {
   private readonly keyInput = h('input', { attrs: { type: 'password', placeholder: 'paste a key to store it', autocomplete: 'off', 'aria-label': 'API key' } });
   private readonly totals = h('div', { class: 'totals', attrs: { role: 'status' } });
   private readonly where = h('div', { class: 'where' });
+  /** What the run will start from, said before Start (the person's edits are never touched). */
+  private readonly startsFrom = h('div', { class: 'hint starts-from', attrs: { role: 'status' } });
+  private readonly connection = h('div', { class: 'hint', attrs: { role: 'status', 'aria-live': 'polite' } });
+  private edits: string[] = [];
   private readonly settingsBox: HTMLDetailsElement;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -61,6 +66,7 @@ export class AgentApp {
   mount(): void {
     this.root.append(
       h('header', {}, this.where, h('div', { class: 'buttons' }, this.startButton, this.stopButton)),
+      this.startsFrom,
       this.settingsBox,
       this.formError,
       this.totals,
@@ -84,6 +90,8 @@ export class AgentApp {
         this.fill(msg.settings);
         this.showKey(msg.key);
         this.where.textContent = msg.workspace ? `${msg.workspace.bugId} · ${msg.workspace.dir}` : 'No bug workspace is open in this window: use DDBench: Open Bug first.';
+        this.edits = msg.workspace?.edits ?? [];
+        this.showStartsFrom();
         this.transcript.clear();
         this.totals.textContent = '';
         for (const e of msg.events) this.event(e);
@@ -100,6 +108,10 @@ export class AgentApp {
         return this.transcript.review(msg.review);
       case 'error':
         this.formError.textContent = msg.message;
+        return;
+      case 'connection':
+        this.connection.textContent = `${msg.ok ? '✓' : '✗'} ${msg.message}`;
+        this.connection.dataset.ok = String(msg.ok);
         return;
     }
   }
@@ -133,6 +145,9 @@ export class AgentApp {
       if (e.key === 'Enter') this.storeKey();
     });
     grid.append(h('label', { text: 'API key', attrs: { for: 'field-key' } }), keyRow);
+    const test = button('Test Connection', () => this.testConnection(), { title: 'Ask the endpoint whether it answers with this URL, key and model' });
+    grid.append(h('span', {}), h('div', {}, test, this.connection));
+    this.inputs.get('startFrom')?.addEventListener('change', () => this.showStartsFrom());
     return grid;
   }
 
@@ -176,6 +191,25 @@ export class AgentApp {
       const s = this.read();
       if (s) this.host.post({ type: 'saveSettings', settings: s });
     }, 300);
+  }
+
+  private testConnection(): void {
+    const s = this.read();
+    if (!s) return;
+    this.connection.textContent = `Asking ${s.baseUrl} …`;
+    delete this.connection.dataset.ok;
+    this.host.post({ type: 'testConnection', settings: s });
+  }
+
+  private showStartsFrom(): void {
+    const fromEdits = this.inputs.get('startFrom')?.value === 'workspace';
+    const files = this.edits.slice(0, 3).join(', ') + (this.edits.length > 3 ? ', …' : '');
+    this.startsFrom.textContent =
+      this.edits.length === 0
+        ? "The agent starts from the bug's code (your workspace has no edits)."
+        : fromEdits
+          ? `The agent starts from your edits (${this.edits.length} file${this.edits.length === 1 ? '' : 's'}: ${files}), on its own copy.`
+          : `Your workspace has edits (${files}); the agent starts from the bug's code without them (Settings › Start from), and never changes your files.`;
   }
 
   private startRun(): void {

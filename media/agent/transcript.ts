@@ -2,7 +2,7 @@
  * The live transcript: each agent event updates or adds one element. Replaying the
  * host's stored events (without deltas) gives the same page as having watched the run.
  */
-import type { AgentEvent, AgentResult, Attempt } from '../../src/core/agent/events';
+import { isConfigurationFailure, stopReasonText, type AgentEvent, type AgentResult, type Attempt } from '../../src/core/agent/events';
 import type { Review, ToHost } from '../../src/core/agent/panel-protocol';
 import { button, h } from './dom';
 import { trialName } from '../../src/core/verify/format';
@@ -154,8 +154,13 @@ export class Transcript {
   }
 
   private done(r: AgentResult): void {
-    const text = r.verified ? `Verified: attempt ${r.attempts} fixes ${r.bugId}. Review it in the diff editor and accept it.` : `Not verified. The run stopped: ${r.stopReason}${r.error ? ` — ${r.error}` : ''}.`;
-    this.add(h('div', { class: `result ${r.verified ? 'verified' : 'failed'}`, attrs: { role: 'status' }, text }));
+    const text = r.verified
+      ? `Verified: attempt ${r.attempts} fixes ${r.bugId}. Review it in the diff editor and accept it.`
+      : isConfigurationFailure(r)
+        ? `Configuration problem: ${r.error ?? 'the endpoint refused the run'}. Fix the settings (Test Connection checks them); nothing was recorded.`
+        : `Not verified: the run stopped because ${stopReasonText(r.stopReason)}${r.error ? ` — ${r.error}` : ''}.`;
+    const kind = r.verified ? 'verified' : isConfigurationFailure(r) ? 'configuration' : 'failed';
+    this.add(h('div', { class: `result ${kind}`, attrs: { role: 'status' }, text }));
   }
 
   private collapsible(id: string, summary: string | Node, ...body: Node[]): HTMLDetailsElement {

@@ -6,6 +6,10 @@
  */
 import * as vscode from 'vscode';
 import { runAgentAndRecord } from '../core/study/agent';
+import { checkEndpoint } from '../core/agent/llm';
+import { stopReasonText } from '../core/agent/events';
+import { patchStat } from '../core/study/patch-metrics';
+import { workspaceDiff } from '../core/verify/verify';
 import type { AgentEvent } from '../core/agent/events';
 import { agentSettingsOf, DEFAULT_PANEL_SETTINGS, PanelSettings, PROTOCOL_VERSION, ToHost, type Review, type ToWebview } from '../core/agent/panel-protocol';
 import { appendToTrajectory } from '../core/agent/trajectory';
@@ -118,6 +122,11 @@ export class AgentPanel implements vscode.Disposable {
       case 'accept':
       case 'reject':
         return await this.review(msg.type === 'accept' ? 'accepted' : 'rejected', this.current().number, msg.attempt);
+      case 'testConnection': {
+        const apiKey = await this.keys.resolve(msg.settings.apiKeyEnv);
+        const check = await checkEndpoint(agentSettingsOf(msg.settings), apiKey);
+        return this.post({ type: 'connection', ...check });
+      }
       case 'openTrajectory': {
         const file = this.run?.trajectory;
         if (file) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true, viewColumn: codeColumn() });
@@ -134,7 +143,7 @@ export class AgentPanel implements vscode.Disposable {
       protocol: PROTOCOL_VERSION,
       settings,
       key: await this.keys.status(settings.apiKeyEnv),
-      workspace: ws ? { bugId: ws.bugId, dir: ws.dir } : null,
+      workspace: ws ? { bugId: ws.bugId, dir: ws.dir, edits: await editedFiles(ws.dir) } : null,
       running: this.run?.running ?? false,
       events: this.run?.events ?? [],
       reviews: this.run?.reviews ?? [],
@@ -155,9 +164,10 @@ export class AgentPanel implements vscode.Disposable {
     this.output.appendLine(`[agent] run ${run.number}: ${workspace.bugId} with ${settings.model} at ${settings.baseUrl} (${settings.condition})`);
     // Recorded like `ddbench agent` records it, beside people's attempts, for the comparison view and reports.
     run.finished = runAgentAndRecord({ workspace: workspace.dir, settings: agentSettingsOf(settings), ...(apiKey && { apiKey }), signal: abort.signal, onEvent: (e) => this.onEvent(run, e) })
-      .then(({ result, record }) => {
-        this.output.appendLine(`[agent] run ${run.number}: ${result.verified ? 'verified' : 'not verified'} (${result.stopReason}${result.error ? `: ${result.error}` : ''}); trajectory ${result.trajectory}`);
+      .then(({ result, record, notRecorded }) => {
+        this.output.appendLine(`[agent] run ${run.number}: ${result.verified ? 'verified' : 'not verified'} (${stopReasonText(result.stopReason)}${result.error ? `: ${result.error}` : ''}); trajectory ${result.trajectory}`);
         if (record) this.output.appendLine(`[agent] run ${run.number}: recorded as attempt ${record.id}`);
+        else if (notRecorded === 'configuration') this.output.appendLine(`[agent] run ${run.number}: not recorded: the settings are wrong (URL, key or model), so it was no attempt at the bug`);
       })
       .catch((err: unknown) => {
         this.post({ type: 'error', message: errorMessage(err) });
@@ -219,5 +229,14 @@ export class AgentPanel implements vscode.Disposable {
 
   private post(msg: ToWebview): void {
     this.shell.post(msg);
+  }
+}
+
+/** The files the person changed in the workspace (shown before a run, which starts from the bug's code unless asked). */
+async function editedFiles(dir: string): Promise<string[]> {
+  try {
+    return patchStat(await workspaceDiff(dir)).files;
+  } catch {
+    return [];
   }
 }

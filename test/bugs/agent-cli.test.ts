@@ -66,7 +66,7 @@ describe('ddbench agent (CLI)', function () {
     const url2 = await serve({ replies: [call('list_files', {}), call('list_files', {})] });
     const limited = await ddbench(['agent', ws.dir, '--model', 'm', '--base-url', url2, '--max-steps', '2', '--condition', 'symptom-only'], {});
     assert.equal(limited.code, 1, limited.stderr);
-    assert.match(limited.stdout, /^NOT VERIFIED: counter-double-add with m \(symptom-only, tools protocol\), stopped: step-limit/m);
+    assert.match(limited.stdout, /^NOT VERIFIED: counter-double-add with m \(symptom-only, tools protocol\), stopped because it used every step it was allowed \(the step limit\) \(step-limit\)/m);
     assert.match(limited.stderr, /no API key \(OPENAI_API_KEY is not set\)/);
   });
 });

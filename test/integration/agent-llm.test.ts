@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as net from 'node:net';
-import { ChatClient, LlmError, type EndpointConfig } from '../../src/core/agent/llm';
+import { ChatClient, checkEndpoint, LlmError, type EndpointConfig } from '../../src/core/agent/llm';
 import type { StreamDelta } from '../../src/core/agent/events';
 import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../support/scripted-openai-server';
 
@@ -108,10 +108,32 @@ describe('agent: chat client against an OpenAI-compatible server', function () {
     assert.ok(Date.now() - started < 4000);
   });
 
-  it('says an endpoint is unreachable', async () => {
+  it('fails at once, without retries, when nothing listens on a local port', async () => {
     const port = await freePort();
-    const c = new ChatClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', apiKey: KEY, timeoutMs: 2000, maxRetries: 1 }, 10);
-    await assert.rejects(c.complete(user, undefined), (e: unknown) => e instanceof LlmError && e.kind === 'unreachable' && /cannot reach .*ECONNREFUSED.*is the server running/.test(e.message));
+    const c = new ChatClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', apiKey: KEY, timeoutMs: 2000, maxRetries: 4 }, 10);
+    const retries: number[] = [];
+    await assert.rejects(
+      c.complete(user, undefined, { onRetry: (r) => retries.push(r.attempt) }),
+      (e: unknown) => e instanceof LlmError && e.kind === 'refused' && /nothing is listening at .*connection refused.*start the local server/.test(e.message),
+    );
+    assert.deepEqual(retries, [], 'a refused loopback connection is not retried');
+  });
+
+  it('Test Connection: the model served, a model not served, a wrong key, nothing listening', async () => {
+    const c = await client({ replies: [], models: ['scripted-model', 'other'], apiKey: KEY });
+    assert.deepEqual(await c.check(), { ok: true, message: `${server!.url} answers and serves scripted-model` });
+    const wrongModel = new ChatClient({ ...c.config, model: 'gpt-9' }, 10);
+    const notServed = await wrongModel.check();
+    assert.equal(notServed.ok, false);
+    assert.match(notServed.message, /does not list the model "gpt-9"; it serves: scripted-model, other/);
+    const badKey = await new ChatClient({ ...c.config, apiKey: 'sk-wrong-key-0000' }, 10).check();
+    assert.equal(badKey.ok, false);
+    assert.match(badKey.message, /rejected the API key \(HTTP 401/);
+    assert.ok(!badKey.message.includes('0000'), 'the key is never echoed');
+    const port = await freePort();
+    const nobody = await checkEndpoint({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' }, undefined);
+    assert.equal(nobody.ok, false);
+    assert.match(nobody.message, /nothing is listening/);
   });
 
   it('recognises an endpoint without tool calling', async () => {

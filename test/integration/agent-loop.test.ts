@@ -6,10 +6,11 @@ import type { AgentSettingsInput } from '../../src/core/agent/config';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { readTrajectory } from '../../src/core/agent/trajectory';
 import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
-import { agentAttemptRecord } from '../../src/core/study/agent';
+import { agentAttemptRecord, runAgentAndRecord } from '../../src/core/study/agent';
+import { ATTEMPTS_FILE, workspaceRecordsDir } from '../../src/core/study/store';
 import { liveHostProcesses } from '../support/processes';
 import { AGENT_BUGSET, allText, call, COUNTER_BUG, KEY, lastMessage, openTestWorkspace, textAction } from '../support/agent-fixture';
-import { ScriptedOpenAIServer, type ScriptedServerOptions } from '../support/scripted-openai-server';
+import { ScriptedOpenAIServer, type RecordedRequest, type ScriptedServerOptions } from '../support/scripted-openai-server';
 
 const wrongFix = { path: 'src/total.mjs', edits: [{ search: 'return total + amount * 2;', replace: 'return total + amount + 1;' }] };
 
@@ -134,5 +135,43 @@ describe('agent: the loop on a fixture bug (real client and verification)', func
     assert.equal(failed.result.stopReason, 'error');
     assert.match(failed.result.error ?? '', /rejected the API key/);
     assert.ok(!allText(failed.result.runDir).includes(KEY));
+  });
+
+  it("starts from the bug's code by default, whatever the person edited; from their edits when asked, and the record says so", async () => {
+    const file = path.join(ws.dir, 'src', 'total.mjs');
+    const bugCode = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, bugCode.replace('return total + amount * 2;', 'return total + amount * 3; // my edit'));
+    const reads: string[] = [];
+    // The second request carries the first read's output: what the agent's copy holds.
+    const readThenStop: ScriptedServerOptions = {
+      replies: [
+        call('read_file', { path: 'src/total.mjs' }),
+        (req: RecordedRequest) => {
+          reads.push(lastMessage(req));
+          return call('read_file', { path: 'src/total.mjs' });
+        },
+      ],
+    };
+    await run(readThenStop, { limits: { maxSteps: 2 } });
+    assert.ok(reads[0]?.includes('amount * 2') && !reads[0].includes('my edit'), "the agent's copy holds the bug's code");
+    await server?.close();
+    reads.length = 0;
+    const fromEdits = await runAgentAndRecord(
+      { workspace: ws.dir, apiKey: KEY, settings: { baseUrl: (server = await ScriptedOpenAIServer.start(readThenStop)).url, model: 'scripted-model', trials: 1, startFrom: 'workspace', limits: { maxSteps: 2 } } },
+      { catalog },
+    );
+    assert.ok(reads[0]?.includes('my edit'), "the agent's copy holds the person's edits");
+    assert.equal(fromEdits.record?.startedFromEdits, true);
+    assert.equal(fs.readFileSync(file, 'utf8').includes('my edit'), true, 'the workspace is untouched');
+  });
+
+  it('records no attempt when the settings are wrong (a rejected key): a configuration problem, not a result', async () => {
+    server = await ScriptedOpenAIServer.start({ replies: [], apiKey: KEY });
+    const r = await runAgentAndRecord({ workspace: ws.dir, apiKey: 'sk-wrong-key-0000', settings: { baseUrl: server.url, model: 'scripted-model', maxRetries: 0 } }, { catalog });
+    assert.equal(r.result.stopReason, 'error');
+    assert.equal(r.result.errorKind, 'auth');
+    assert.equal(r.record, undefined);
+    assert.equal(r.notRecorded, 'configuration');
+    assert.ok(!fs.existsSync(path.join(workspaceRecordsDir(ws.dir), ATTEMPTS_FILE)), 'nothing was written to the records');
   });
 });

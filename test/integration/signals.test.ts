@@ -99,7 +99,7 @@ describe('signals: Ctrl-C and SIGTERM cancel a run and clean up (built CLI)', fu
     cli.child.kill('SIGINT');
     const r = await cli.done;
     assert.equal(r.code, 130, r.stdout + r.stderr);
-    assert.match(r.stdout, /^NOT VERIFIED: counter-double-add .*stopped: interrupted/m);
+    assert.match(r.stdout, /^NOT VERIFIED: counter-double-add .*stopped because the run was interrupted \(Ctrl-C or SIGTERM\) \(interrupted\)/m);
     assert.deepEqual(leftovers(), []);
     const { lines } = readRecordsFile(path.join(workspaceRecordsDir(ws.dir), ATTEMPTS_FILE));
     const attempts = lines.flatMap((x) => (x.type === 'attempt' ? [x] : []));

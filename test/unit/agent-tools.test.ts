@@ -19,7 +19,8 @@ describe('agent: tools, protocol and budget', () => {
     ws = await openTestWorkspace(AGENT_BUGSET, COUNTER_BUG);
     writeFiles(ws.dir, { 'src/long.js': Array.from({ length: 1000 }, (_, i) => `const line${i + 1} = ${i + 1};`).join('\n') + '\n', 'src/aaa.txt': `${'a'.repeat(40)}!\n` });
     const r = await resolveWorkspace(ws.dir, await loadCatalog(AGENT_BUGSET));
-    scratch = AgentScratch.create(ws.dir, r.system, r.bug);
+    // The files written above stand for the person's edits: the agent starts from them.
+    scratch = AgentScratch.create(ws.dir, r.system, r.bug, 'workspace');
     ctx = { scratch, budget: new EvidenceBudget(10_000), evidence: undefined, signal: new AbortController().signal, submit: () => assert.fail('no submit here') };
   });
   after(() => {

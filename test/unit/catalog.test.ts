@@ -98,7 +98,9 @@ describe('bug workspaces', () => {
     assert.ok(fs.existsSync(path.join(ws, 'ISSUE.md')));
     assert.ok(fs.existsSync(path.join(ws, 'README.md')));
     assert.ok(isWorkspace(ws));
-    assert.deepEqual(await readWorkspace(ws), { dir: ws, bugId: 'toy-off-by-one', system: 'toy' });
+    const info = await readWorkspace(ws);
+    assert.deepEqual({ ...info, createdAt: undefined }, { dir: ws, bugId: 'toy-off-by-one', system: 'toy', createdAt: undefined });
+    assert.ok(Date.parse(info.createdAt) <= Date.now());
     const all = fs.readdirSync(ws, { recursive: true }).map(String);
     assert.ok(!all.some((f) => /bug\.patch|bug\.json|scenarios|system\.json/.test(f)), all.join(','));
     for (const f of all.filter((f) => fs.statSync(path.join(ws, f)).isFile())) {

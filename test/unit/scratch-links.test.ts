@@ -53,7 +53,8 @@ describe('scratch copies and symbolic links (hostile trees)', () => {
       ws = await openTestWorkspace(AGENT_BUGSET, COUNTER_BUG);
       hostileTree(ws.dir);
       const r = await resolveWorkspace(ws.dir, await loadCatalog(AGENT_BUGSET));
-      scratch = AgentScratch.create(ws.dir, r.system, r.bug);
+      // The hostile tree is what the person's edits left: the agent starts from them.
+      scratch = AgentScratch.create(ws.dir, r.system, r.bug, 'workspace');
     });
     afterEach(() => {
       scratch.dispose();

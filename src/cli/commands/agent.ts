@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { AGENT_DEFAULTS, AgentSettings, Condition, endpointFromEnv, Protocol, type AgentSettingsInput } from '../../core/agent/config';
-import type { AgentEvent } from '../../core/agent/events';
+import { stopReasonText, type AgentEvent } from '../../core/agent/events';
 import { PriceTable } from '../../core/agent/pricing';
 import { UserError } from '../../core/errors';
 import { runAgentAndRecord } from '../../core/study/agent';
@@ -22,8 +22,9 @@ export const agentOptions = options(
     [
       new Option('--condition <c>', 'what the agent is given').choices(Condition.options).default(AGENT_DEFAULTS.condition),
       new Option('--protocol <p>', 'tool calling, the text-action protocol, or tools with a fallback to text').choices(Protocol.options).default(AGENT_DEFAULTS.protocol),
+      new Option('--from-edits', "start the agent's copy from the workspace's current edits instead of the bug's code"),
     ],
-    z.object({ condition: Condition, protocol: Protocol }),
+    z.object({ condition: Condition, protocol: Protocol, fromEdits: z.boolean().default(false) }),
   ),
   limitOptions({
     maxSteps: `model turns (default ${D.maxSteps})`,
@@ -64,6 +65,7 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
     baseUrl,
     condition: o.condition as AgentSettingsInput['condition'],
     protocol: o.protocol as AgentSettingsInput['protocol'],
+    startFrom: o.fromEdits ? 'workspace' : 'bug',
     ...(o.temperature !== undefined && { temperature: o.temperature }),
     ...(o.timeout !== undefined && { timeoutMs: o.timeout * 1000 }),
     ...(o.trials !== undefined && { trials: o.trials }),
@@ -88,11 +90,12 @@ export async function commandAgent(target: string, o: AgentOpts): Promise<number
 
   return withInterrupt(async (signal) => {
     // Recorded beside people's attempts in the workspace, for `ddbench report` and the comparison view.
-    const { result } = await runAgentAndRecord({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal, onEvent: printEvent });
+    const { result, notRecorded } = await runAgentAndRecord({ workspace: dir, settings: checked.data, ...(apiKey && { apiKey }), signal, onEvent: printEvent });
     if (o.json) printJson(result);
     else {
       const t = result.totals;
-      say(`${result.verified ? 'VERIFIED' : 'NOT VERIFIED'}: ${result.bugId} with ${result.model} (${result.condition}, ${result.protocol} protocol), stopped: ${result.stopReason}${result.error ? ` — ${result.error}` : ''}`);
+      say(`${result.verified ? 'VERIFIED' : 'NOT VERIFIED'}: ${result.bugId} with ${result.model} (${result.condition}, ${result.protocol} protocol), stopped because ${stopReasonText(result.stopReason)} (${result.stopReason})${result.error ? ` — ${result.error}` : ''}`);
+      if (notRecorded === 'configuration') say('  not recorded: the endpoint refused these settings (URL, key or model), so the run was no attempt at the bug');
       say(`  ${t.steps} steps, ${t.attempts} attempts, ${t.tokens} tokens${t.tokensEstimated ? ' (partly estimated)' : ''}, ${t.priced ? `$${t.costUsd.toFixed(4)}` : 'cost unknown (no price for this model)'}, ${(t.wallMs / 1000).toFixed(0)} s`);
       if (result.patch) say(`\n${result.patch}`);
       say(`trajectory: ${result.trajectory}`);

@@ -74,7 +74,7 @@ export async function runAgent(opts: AgentRunOptions, given: Partial<AgentCollab
   };
   const runDir = path.join(runsDir(ws.info.dir), `agent-${newRunId()}`);
   fs.mkdirSync(runDir, { recursive: true });
-  const scratch = AgentScratch.create(ws.info.dir, ws.system, ws.bug);
+  const scratch = AgentScratch.create(ws.info.dir, ws.system, ws.bug, settings.startFrom);
   for (const link of scratch.skippedLinks) opts.onEvent?.({ type: 'notice', level: 'warn', text: `${link.path}: a symbolic link to ${link.target}, outside the workspace; left out of the agent's copy` });
   try {
     return await new AgentSession(ws, settings, runDir, scratch, opts, collaborators).run();
@@ -148,7 +148,7 @@ class AgentSession {
       }
     } catch (err) {
       if (this.signal.aborted) return this.finish(this.opts.signal?.aborted ? (wasInterrupted(this.opts.signal) ? 'interrupted' : 'stopped') : 'time-limit');
-      return this.finish('error', err instanceof Error ? err.message : String(err));
+      return this.finish('error', err instanceof Error ? err.message : String(err), err instanceof LlmError ? err.kind : undefined);
     } finally {
       clearTimeout(wallTimer);
     }
@@ -342,7 +342,7 @@ class AgentSession {
     });
   }
 
-  private finish(stopReason: StopReason, error?: string): AgentResult {
+  private finish(stopReason: StopReason, error?: string, errorKind?: string): AgentResult {
     this.totals.wallMs = Date.now() - this.started;
     this.totals.evidenceTokens = this.budget.spent;
     const final = this.attempts.find((a) => a.verified) ?? this.attempts.at(-1);
@@ -356,6 +356,7 @@ class AgentSession {
       verified: stopReason === 'verified',
       stopReason,
       ...(error !== undefined && { error }),
+      ...(errorKind !== undefined && { errorKind }),
       attempts: this.attempts.length,
       steps: this.totals.steps,
       tokens: this.totals.tokens,

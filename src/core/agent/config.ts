@@ -72,6 +72,8 @@ export const AgentSettings = z.strictObject({
   limits: AgentLimits.default(AgentLimits.parse({})),
   /** Live trials per verification (default: the bug's own count). */
   trials: z.number().int().min(1).optional(),
+  /** What the agent's copy starts from: the bug's code as opened, or the workspace's current edits. */
+  startFrom: z.enum(['bug', 'workspace']).default('bug'),
   regressionTrials: z.number().int().min(1).optional(),
   /** Where verification and evidence trials run: processes, or a container per node. */
   backend: z.enum(BACKENDS).default('process'),

@@ -81,6 +81,8 @@ export const AgentResult = z.object({
   stopReason: StopReason,
   /** Set when the run ended on an error (the endpoint failed, the workspace broke). */
   error: z.string().optional(),
+  /** The endpoint's error kind (llm.ts LlmErrorKind) when the endpoint failed. */
+  errorKind: z.string().optional(),
   attempts: z.number().int(),
   steps: z.number().int(),
   tokens: z.number().int(),
@@ -114,3 +116,40 @@ export const AgentEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('done'), result: AgentResult }),
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
+
+/** Why a run stopped, in words a person reads without knowing the harness. */
+export function stopReasonText(reason: StopReason): string {
+  switch (reason) {
+    case 'verified':
+      return 'a fix was verified';
+    case 'step-limit':
+      return 'it used every step it was allowed (the step limit)';
+    case 'attempt-limit':
+      return 'it submitted as many fixes as it was allowed, none verified (the attempt limit)';
+    case 'token-limit':
+      return 'it used every token it was allowed (the token limit)';
+    case 'cost-limit':
+      return 'it spent all the money it was allowed (the cost limit)';
+    case 'time-limit':
+      return 'it ran out of time (the time limit)';
+    case 'format-errors':
+      return "the model's replies could not be understood several times in a row (no tool call or action the harness could read)";
+    case 'stopped':
+      return 'you stopped it';
+    case 'interrupted':
+      return 'the run was interrupted (Ctrl-C or SIGTERM)';
+    case 'error':
+      return 'something went wrong';
+  }
+}
+
+/** Endpoint errors that say the run's settings are wrong (URL, key, model), not how the agent did. */
+const CONFIGURATION_ERRORS = new Set(['auth', 'model', 'endpoint', 'unreachable', 'refused']);
+
+/**
+ * A run that never got going because of its configuration (a wrong URL, key or model):
+ * no attempt at the bug, so it is no study result and is not recorded.
+ */
+export function isConfigurationFailure(r: Pick<AgentResult, 'stopReason' | 'errorKind' | 'attempts'>): boolean {
+  return r.stopReason === 'error' && r.errorKind !== undefined && CONFIGURATION_ERRORS.has(r.errorKind) && r.attempts === 0;
+}

@@ -3,7 +3,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { z } from 'zod';
 import { UserError } from '../errors';
 import { redact } from '../secrets';
-import { AGENT_DEFAULTS } from './config';
+import { AGENT_DEFAULTS, AgentSettings, type AgentSettingsInput } from './config';
 import type { StreamDelta } from './events';
 import type { Usage } from './pricing';
 
@@ -40,7 +40,7 @@ export interface ChatReply {
 }
 
 
-export type LlmErrorKind = 'auth' | 'model' | 'endpoint' | 'unreachable' | 'timeout' | 'cut-off' | 'too-large' | 'rate-limit' | 'quota' | 'server' | 'tools-unsupported' | 'bad-request';
+export type LlmErrorKind = 'auth' | 'model' | 'endpoint' | 'unreachable' | 'refused' | 'timeout' | 'cut-off' | 'too-large' | 'rate-limit' | 'quota' | 'server' | 'tools-unsupported' | 'bad-request';
 
 /** A failed request, said so a user can act on it; `retryable` ones were retried first. */
 export class LlmError extends UserError {
@@ -69,6 +69,13 @@ export interface RetryNotice {
 const ReasoningDelta = z.object({ reasoning_content: z.string().optional(), reasoning: z.string().optional() });
 
 const MAX_BACKOFF_MS = 30_000;
+/** How long Test Connection waits for each request. */
+const CHECK_TIMEOUT_MS = 10_000;
+
+export interface EndpointCheck {
+  ok: boolean;
+  message: string;
+}
 
 export interface ChatHooks {
   onDelta?: (d: StreamDelta) => void;
@@ -232,7 +239,10 @@ export class ChatClient implements ChatModel {
     if (err instanceof APIConnectionTimeoutError) return new LlmError('timeout', `no response from ${url} within ${this.config.timeoutMs} ms`);
     if (err instanceof APIUserAbortError) return new LlmError('timeout', `the request to ${url} was aborted`);
     if (err instanceof APIConnectionError) {
-      return new LlmError('unreachable', `cannot reach ${url} (${causeOf(err)}); is the server running, and is the base URL right?`);
+      const cause = causeOf(err);
+      // Nothing listens on this machine's port: retrying will not start the server, so say so at once.
+      if (cause === 'ECONNREFUSED' && isLoopback(url)) return new LlmError('refused', `nothing is listening at ${url} (connection refused); start the local server, or fix the base URL's port`);
+      return new LlmError('unreachable', `cannot reach ${url} (${cause}); is the server running, and is the base URL right?`);
     }
     if (!(err instanceof APIError)) return new LlmError('server', `request to ${url} failed: ${err instanceof Error ? err.message : String(err)}`);
     const status = err.status ?? 0;
@@ -255,6 +265,34 @@ export class ChatClient implements ChatModel {
     return new LlmError('bad-request', `${url} refused the request (HTTP ${status}): ${said}`, status);
   }
 
+  /**
+   * Whether the endpoint answers with these settings, without running anything: its model
+   * list (and whether the model is in it), else — for servers without /models — a one-token
+   * completion. Says what is wrong as the run would (a wrong URL, key or model).
+   */
+  async check(): Promise<EndpointCheck> {
+    const url = this.config.baseUrl;
+    try {
+      const ids: string[] = [];
+      for await (const m of this.client.models.list({ timeout: CHECK_TIMEOUT_MS })) {
+        ids.push(m.id);
+        if (ids.length >= 200) break;
+      }
+      if (ids.length === 0 || ids.includes(this.config.model)) return { ok: true, message: `${url} answers${ids.length ? ` and serves ${this.config.model}` : ''}` };
+      return { ok: false, message: `${url} answers, but does not list the model "${this.config.model}"; it serves: ${ids.slice(0, 20).join(', ')}` };
+    } catch (err) {
+      const e = await this.explain(err);
+      // Some servers have no /models: a tiny completion tells instead.
+      if (e.kind !== 'endpoint') return { ok: false, message: e.message };
+    }
+    try {
+      await this.client.chat.completions.create({ model: this.config.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }, { timeout: CHECK_TIMEOUT_MS });
+      return { ok: true, message: `${url} answers and serves ${this.config.model}` };
+    } catch (err) {
+      return { ok: false, message: (await this.explain(err)).message };
+    }
+  }
+
   /** ": it serves a, b, c" when the server lists its models, else nothing. */
   private async knownModels(): Promise<string> {
     try {
@@ -273,6 +311,15 @@ export class ChatClient implements ChatModel {
 function serverMessage(err: APIError): string {
   const body = z.object({ message: z.string() }).safeParse(err.error);
   return (body.success ? body.data.message : err.message).slice(0, 500);
+}
+
+function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
 }
 
 /** The innermost cause's code (ECONNREFUSED, ENOTFOUND, ...): fetch wraps it in "fetch failed". */
@@ -304,4 +351,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }
   });
+}
+
+/** Test Connection: the endpoint and model of these settings, with this key, checked without a run. */
+export function checkEndpoint(settings: AgentSettingsInput, apiKey: string | undefined): Promise<EndpointCheck> {
+  const parsed = AgentSettings.parse(settings);
+  return new ChatClient({ ...parsed, apiKey, maxRetries: 0 }).check();
 }

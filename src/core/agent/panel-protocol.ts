@@ -25,6 +25,8 @@ export const PanelSettings = z.object({
   maxMinutes: z.number().min(1).max(24 * 60),
   /** Live trials per verification; null: the bug's own count. */
   trials: z.number().int().min(1).max(1000).nullable(),
+  /** What the agent's copy starts from: the bug's code, or the workspace's current edits. */
+  startFrom: z.enum(['bug', 'workspace']).default('bug'),
 });
 export type PanelSettings = z.infer<typeof PanelSettings>;
 
@@ -40,6 +42,7 @@ export const DEFAULT_PANEL_SETTINGS: PanelSettings = {
   maxCostUsd: AGENT_DEFAULTS.limits.maxCostUsd,
   maxMinutes: AGENT_DEFAULTS.limits.maxWallMs / 60_000,
   trials: null,
+  startFrom: 'bug',
 };
 
 export function agentSettingsOf(p: PanelSettings): AgentSettingsInput {
@@ -50,6 +53,7 @@ export function agentSettingsOf(p: PanelSettings): AgentSettingsInput {
     protocol: p.protocol,
     ...(p.temperature !== null && { temperature: p.temperature }),
     ...(p.trials !== null && { trials: p.trials }),
+    startFrom: p.startFrom,
     limits: { maxSteps: p.maxSteps, maxAttempts: p.maxAttempts, maxCostUsd: p.maxCostUsd, maxWallMs: Math.round(p.maxMinutes * 60_000) },
   };
 }
@@ -75,6 +79,7 @@ export const ToHost = z.discriminatedUnion('type', [
   z.object({ type: z.literal('accept'), attempt: z.number().int() }),
   z.object({ type: z.literal('reject'), attempt: z.number().int() }),
   z.object({ type: z.literal('openTrajectory') }),
+  z.object({ type: z.literal('testConnection'), settings: PanelSettings }),
 ]);
 export type ToHost = z.infer<typeof ToHost>;
 
@@ -84,8 +89,8 @@ export const ToWebview = z.discriminatedUnion('type', [
     protocol: z.number().int(),
     settings: PanelSettings,
     key: KeyStatus,
-    /** The bug workspace the agent works on, if the window has one. */
-    workspace: z.object({ bugId: z.string(), dir: z.string() }).nullable(),
+    /** The bug workspace the agent works on, if the window has one, with the files the person changed. */
+    workspace: z.object({ bugId: z.string(), dir: z.string(), edits: z.array(z.string()).default([]) }).nullable(),
     running: z.boolean(),
     events: z.array(AgentEvent),
     reviews: z.array(Review),
@@ -95,6 +100,8 @@ export const ToWebview = z.discriminatedUnion('type', [
   z.object({ type: z.literal('key'), key: KeyStatus }),
   z.object({ type: z.literal('review'), review: Review }),
   z.object({ type: z.literal('error'), message: z.string() }),
+  /** Test Connection's answer. */
+  z.object({ type: z.literal('connection'), ok: z.boolean(), message: z.string() }),
 ]);
 export type ToWebview = z.infer<typeof ToWebview>;
 

@@ -39,12 +39,17 @@ export class AgentScratch {
     this.realRoot = fs.realpathSync(root);
   }
 
-  static create(workspaceDir: string, system: SystemEntry, bug: BugEntry): AgentScratch {
+  /** `startFrom` 'bug' puts the bug's own code in the copy's src/, whatever the person has edited; 'workspace' keeps their edits. */
+  static create(workspaceDir: string, system: SystemEntry, bug: BugEntry, startFrom: 'bug' | 'workspace' = 'bug'): AgentScratch {
     const parent = makeTempDir('ddbench-agent-');
     const work = path.join(parent.dir, 'work');
     const base = path.join(parent.dir, 'base');
     const skipped = copyTree(workspaceDir, work, [...HIDDEN]);
     materialiseBuggySource(system, bug, base);
+    if (startFrom === 'bug') {
+      fs.rmSync(path.join(work, EDITABLE_ROOT), { recursive: true, force: true });
+      copyTree(path.join(base, EDITABLE_ROOT), path.join(work, EDITABLE_ROOT));
+    }
     return new AgentScratch(parent, work, base, skipped);
   }
 

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runAgent, type AgentCollaborators, type AgentRunOptions } from '../agent/agent';
 import { AgentSettings } from '../agent/config';
-import type { AgentResult, Attempt as AgentAttempt, StopReason } from '../agent/events';
+import { isConfigurationFailure, type AgentResult, type Attempt as AgentAttempt, type StopReason } from '../agent/events';
+import { workspaceDiff } from '../verify/verify';
 import { readTrajectory } from '../agent/trajectory';
 import { loadCatalog } from '../bugs/catalog';
 import { resolveWorkspace } from '../bugs/workspace';
@@ -28,6 +29,8 @@ export interface RecordedRun {
    * interrupted by a signal is recorded, with status 'interrupted', so it has an end.
    */
   record: AttemptRecord | undefined;
+  /** Why nothing was recorded, when the run was no attempt at the bug: stopped by the user, or its settings were wrong. */
+  notRecorded?: 'stopped' | 'configuration';
 }
 
 /**
@@ -38,11 +41,16 @@ export interface RecordedRun {
 export async function runAgentAndRecord(o: RecordedRunOptions, collaborators: Partial<AgentCollaborators> = {}): Promise<RecordedRun> {
   const catalog = collaborators.catalog ?? (await loadCatalog());
   const ws = await resolveWorkspace(o.workspace, catalog);
+  const settings = AgentSettings.parse(o.settings);
+  // Known before the run, so what the agent's copy started from is the workspace as it was.
+  const fromEdits = settings.startFrom === 'workspace' && (await workspaceDiff(ws.info.dir, catalog)).trim() !== '';
   const result = await runAgent(o, { ...collaborators, catalog });
-  if (result.stopReason === 'stopped' || (o.signal?.aborted && !wasInterrupted(o.signal))) return { result, record: undefined };
+  if (result.stopReason === 'stopped' || (o.signal?.aborted && !wasInterrupted(o.signal))) return { result, record: undefined, notRecorded: 'stopped' };
+  if (isConfigurationFailure(result)) return { result, record: undefined, notRecorded: 'configuration' };
   const record = agentAttemptRecord(result, {
     bug: { id: ws.bug.id, system: ws.bug.system, tier: ws.bug.tier },
-    baseUrl: AgentSettings.parse(o.settings).baseUrl,
+    baseUrl: settings.baseUrl,
+    startedFromEdits: fromEdits,
     toolVersion: ddbenchVersion(),
     ...(o.bench && { bench: o.bench }),
   });
@@ -58,6 +66,8 @@ export interface AgentRecordContext {
   bench?: { key: string; repeat: number };
   /** When the run started, if the trajectory cannot say (it was lost). */
   startedAt?: Date;
+  /** The agent started from the person's edits rather than the bug's code. */
+  startedFromEdits?: boolean;
   now?: () => Date;
 }
 
@@ -100,6 +110,7 @@ export function agentAttemptRecord(result: AgentResult, ctx: AgentRecordContext)
       trajectory: result.trajectory,
     },
     ...(ctx.bench && { bench: ctx.bench }),
+    ...(ctx.startedFromEdits && { startedFromEdits: true }),
     tool: { name: 'ddbench', version: ctx.toolVersion },
   };
 }
