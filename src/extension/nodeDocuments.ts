@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { codeColumn } from './webview/group';
 import { formatEvent } from '../core/repro/evidence';
 import type { ClusterSession } from './clusterSession';
 
@@ -29,7 +30,7 @@ export class NodeDocuments implements vscode.TextDocumentContentProvider, vscode
 
   async open(node: string): Promise<void> {
     const doc = await vscode.workspace.openTextDocument(NodeDocuments.uri(node));
-    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, viewColumn: codeColumn() });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { codeColumn } from './webview/group';
 import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { UserError } from '../core/errors';
 import { hintLadder, revealReferenceFix, takeNextHint, type Hint, type HintLadder } from '../core/study/hints';
@@ -60,7 +61,7 @@ export class Practice {
     else if (choice === all) await this.allHints();
   }
 
-  /** The hints taken so far as a Markdown preview, one heading per rung. */
+  /** The hints taken so far as a Markdown document beside the webviews, one heading per rung. */
   private async allHints(known?: HintLadder): Promise<void> {
     const ws = this.requireWorkspace();
     const ladder = known ?? (await hintLadder(ws.dir));
@@ -68,7 +69,7 @@ export class Practice {
     for (const h of ladder.shown) lines.push(`## ${hintTitle(h)}`, '', h.text, '');
     if (ladder.shown.length < ladder.total) lines.push(`*"DDBench: ${COMMANDS.showNextHint.title}" takes the next one.*`);
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: lines.join('\n') });
-    await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: codeColumn() });
   }
 
   private async reference(): Promise<void> {
@@ -84,7 +85,7 @@ export class Practice {
     const diff = await revealReferenceFix(ws.dir);
     this.changed();
     const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
-    await vscode.window.showTextDocument(doc, { preview: true });
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: codeColumn() });
   }
 
   private async verify(): Promise<void> {

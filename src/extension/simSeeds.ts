@@ -300,7 +300,7 @@ export class SimSeeds implements vscode.TreeDataProvider<SeedsNode>, vscode.Disp
     this.output.appendLine(`\n=== Replayed seed ${picked.seed} of ${r.scenario}${shrunk ? ' (shrunk schedule)' : ''}: ${v.verdict === 'pass' ? `passed in ${at}` : `${v.verdict.toUpperCase()} at ${at}`}`);
     if (v.violation) this.output.appendLine(`    where it failed: ${v.violation.check} ${JSON.stringify(v.violation.details)}`);
     else if (v.reason !== undefined) this.output.appendLine(`    reason: ${v.reason}`);
-    if (r.shrunk) this.output.appendLine(`    shrunk: ${r.shrunk.keep.length} scheduler decision(s) keep their seeded value${r.shrunk.minimal ? ', each one needed for the failure' : ''}`);
+    if (r.shrunk) this.output.appendLine(`    shrunk: the failure needs only ${r.shrunk.keep.length} of the run's random choices (message timings, delivery order, fault draws)${r.shrunk.minimal ? ', each of them' : ''}; every other choice took its plain default`);
     this.output.appendLine(`    events: ${r.eventsFile} (${v.events} events)`);
     this.output.appendLine(`    replay it from the command line: ddbench replay ${workspace.dir} --seed ${picked.seed}${shrunk ? ` --schedule ${r.scheduleFile}` : ''}`);
     const label = `${r.scenario} · simulated seed ${picked.seed}${shrunk ? ' (shrunk)' : ''} · ${v.verdict}${v.reason !== undefined ? `: ${v.reason}` : ''}`;

@@ -113,8 +113,9 @@ describe('verify/format: trial and verdict wording', () => {
 
   it('words progress and failing seeds by phase', () => {
     assert.equal(trialsProgress(3, 5, 1), 'live trials 3/5 · 1 failed');
-    assert.equal(seedsProgress('code', 40, 100, 2), 'simulation: 40/100 seeds · 2 failed');
-    assert.equal(seedsProgress('buggy', 1, 100, 0), 'simulation, buggy code: 1/100 seeds · 0 failed');
+    assert.equal(seedsProgress('code', 40, 100, 2), 'simulated runs of the code 40/100 · 2 failed');
+    assert.equal(seedsProgress('buggy', 1, 100, 0), "first, how often the bug's own code fails: simulated runs 1/100 · 0 failed");
+    assert.equal(seedsProgress('fixed', 7, 300, 0), 'simulated runs of the fix 7/300 · 0 failed');
     const seed: SimTrialResult = { scenario: 'lease-expiry', seed: 7, verdict: 'fail', reason: 'two holders', virtualMs: 1234, events: 10, steps: 10, decisions: 5, durationMs: 3 };
     assert.equal(failedSeedLine('fixed', seed), 'simulation, fixed code seed 7: FAIL at 1.234 s virtual  two holders');
   });

@@ -37,7 +37,7 @@ import { aggregateWindow, eventRanks, laneTrees, type LaneTree, type RunView } f
 
 export interface RunSource {
   store: EventStore;
-  /** Shown above the lanes, e.g. "lock-waiter-lease-expiry #0 (seed 1): fail". */
+  /** Shown above the lanes, e.g. "lock-waiter-lease-expiry trial 1 · seed 1 · fail: …". */
   label: string;
   inputs: string[];
 }

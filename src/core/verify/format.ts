@@ -54,9 +54,16 @@ export function simPhaseLabel(phase: SimPhase): string {
   return phase === 'code' ? 'simulation' : phase === 'buggy' ? 'simulation, buggy code' : 'simulation, fixed code';
 }
 
+/** What each phase of simulated runs is for, in a newcomer's words (progress messages). */
+const PHASE_WORDS: Record<SimPhase, string> = {
+  code: 'simulated runs of the code',
+  buggy: "first, how often the bug's own code fails: simulated runs",
+  fixed: 'simulated runs of the fix',
+};
+
 /** Simulated seeds done so far, for a progress message. */
 export function seedsProgress(phase: SimPhase, done: number, total: number, failed: number): string {
-  return `${simPhaseLabel(phase)}: ${done}/${total} seeds · ${failed} failed`;
+  return `${PHASE_WORDS[phase]} ${done}/${total} · ${failed} failed`;
 }
 
 /** A failing simulated seed as it fails. */
