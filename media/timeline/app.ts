@@ -65,6 +65,8 @@ export class TimelineApp {
   private windowDirty = false;
   private idleWaiters: (() => void)[] = [];
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Where the pointer rests over the canvas, so the tooltip follows what is under it after a zoom or pan. */
+  private pointer: { px: number; py: number } | undefined;
   private savedText = '';
   private readonly view: ViewState;
   private readonly selection: Selection;
@@ -102,9 +104,12 @@ export class TimelineApp {
       fitAll: () => this.run('fitAll'),
       fitSelection: () => this.run('fitSelection'),
       setFilter: (patch) => this.setFilter(patch),
-      search: (dir) => void this.search(dir),
-      searchChanged: (query, regex) => {
-        this.state.search = { query, regex };
+      search: (dir, fromInput) => void this.search(dir).then(() => {
+        // Enter searched: the keys (n, N, arrows) go to the timeline again, not into the box.
+        if (fromInput) this.canvas.focus();
+      }),
+      searchChanged: (search) => {
+        this.state.search = search;
         this.toolbar.setSearchStatus('', false);
         this.save();
       },
@@ -162,8 +167,14 @@ export class TimelineApp {
         const hit = scene === undefined ? undefined : this.renderer.hit(scene, px, py);
         if (hit?.kind === 'event') void this.selection.select(hit.ref, false);
       },
-      hover: (px, py) => this.hover(px, py),
-      leave: () => (this.tooltip.hidden = true),
+      hover: (px, py) => {
+        this.pointer = { px, py };
+        this.hover(px, py);
+      },
+      leave: () => {
+        this.pointer = undefined;
+        this.tooltip.hidden = true;
+      },
       run: (action) => this.run(action),
     });
     this.client.ready(PROTOCOL_VERSION);
@@ -198,12 +209,29 @@ export class TimelineApp {
     const first = this.meta === undefined;
     this.meta = meta;
     this.diagnosticsDue = true;
-    if (reason === 'init' && first) this.selection.restore(meta);
+    // Other data than the saved view was of (a new run): start afresh, not at the old zoom and search.
+    const fresh = reason === 'init' && first && this.startAfresh(meta);
+    if (reason === 'init' && first && !fresh) this.selection.restore(meta);
     this.state.inputs = meta.runs.map((r) => r.inputs);
     this.updateChrome();
     if (this.selection.current === undefined) this.selection.showSummary();
     else if (reason === 'update') await this.selection.refresh();
-    await this.loadOverview(reason === 'init' && first ? 'restore' : this.state.follow ? 'follow' : 'keep');
+    await this.loadOverview(fresh ? 'fit' : reason === 'init' && first ? 'restore' : this.state.follow ? 'follow' : 'keep');
+    // A failing run opens at what failed.
+    if (fresh && meta.runs.some((r) => r.violations.length > 0)) this.selection.violation(1);
+  }
+
+  /** True when `meta` is not the data the saved state was of; then the view, search and selection are reset. */
+  private startAfresh(meta: Meta): boolean {
+    const fingerprints = meta.runs.map((r) => r.fingerprint);
+    const fresh = JSON.stringify(this.state.runs ?? []) !== JSON.stringify(fingerprints);
+    this.state.runs = fingerprints;
+    if (!fresh) return false;
+    this.state.view = { time: null, causal: null };
+    this.state.search = { query: '', regex: false, fields: false };
+    this.state.selection = null;
+    this.toolbar.setSearchStatus('', false);
+    return true;
   }
 
   private async loadDiagnostics(): Promise<void> {
@@ -297,7 +325,7 @@ export class TimelineApp {
   }
 
   private async search(dir: 1 | -1): Promise<void> {
-    const { query, regex } = this.state.search;
+    const { query, regex, fields } = this.state.search;
     if (query === '') {
       this.toolbar.searchInput.focus();
       return;
@@ -311,6 +339,7 @@ export class TimelineApp {
         filter: this.state.filter,
         query,
         regex,
+        fields,
         from: sel?.x ?? (range[0] + range[1]) / 2,
         ...(sel !== undefined && { after: { run: sel.run, index: sel.index } }),
         dir,
@@ -458,6 +487,7 @@ export class TimelineApp {
     this.minimap.draw(this.overview, this.view.range);
     if (scene === undefined) return undefined;
     const stats = this.renderer.draw(scene);
+    if (this.pointer !== undefined && !this.tooltip.hidden) this.hover(this.pointer.px, this.pointer.py);
     this.hook.frames++;
     this.hook.stats = stats;
     if (!this.hook.ready) {
@@ -493,7 +523,9 @@ export class TimelineApp {
     const step = (d.to - d.from) / d.width;
     const perPixel = this.state.axis === 'time' ? formatTime(step, step) : `${step.toPrecision(2)} Lamport steps`;
     const lod = d.total > stats.buckets ? ` · aggregated: ${perPixel} per pixel` : '';
-    this.status.textContent = `${d.total} events in view · ${stats.arrows} messages${sampled} · ${stats.bands} fault periods · ${stats.violations} violations${lod} · ${formatX(this.state.axis, range[0], step)} – ${formatX(this.state.axis, range[1], step)}`;
+    const types = [...new Set(this.meta?.runs.flatMap((r) => r.chatterTypes) ?? [])].slice(0, 3).join(', ');
+    const chatter = d.chatter.hidden > 0 ? ` · ${d.chatter.hidden} chatter messages (${types}) as a band: zoom in, or show chatter` : '';
+    this.status.textContent = `${d.total} events in view · ${stats.arrows} messages${sampled}${chatter} · ${stats.bands} fault periods · ${stats.violations} violations${lod} · ${formatX(this.state.axis, range[0], step)} – ${formatX(this.state.axis, range[1], step)}`;
   }
 
   private updateChrome(): void {

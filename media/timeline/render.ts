@@ -114,11 +114,14 @@ export class Renderer {
     ctx.beginPath();
     ctx.rect(GUTTER, HEADER, this.plotWidth, this.height - HEADER);
     ctx.clip();
-    stats.bands = this.drawBands(s);
+    stats.bands = this.drawBandFills(s);
     stats.causalLanes = this.drawCausal(s);
     stats.spans = this.drawSpans(s);
     stats.buckets = this.drawBuckets(s);
+    this.drawChatter(s);
     Object.assign(stats, this.drawArrows(s));
+    // Node faults are what a failure usually turns on: their edges and labels go above the arrows.
+    this.drawBandMarks(s);
     stats.divergence = this.drawDivergence(s);
     stats.violations = this.drawViolations(s);
     stats.labels = this.drawLabels(s);
@@ -200,33 +203,54 @@ export class Renderer {
     return kind === 'partition' ? t.bandPartition : kind === 'link' ? t.bandLink : kind === 'paused' ? t.bandPaused : kind === 'crashed' ? t.error : t.bandDown;
   }
 
-  private drawBands(s: Scene): number {
-    const { ctx, theme: t } = this;
-    let drawn = 0;
+  /** Each fault band on the rows it covers, as [x0, x1, top, height] (clipped to the view). */
+  private *bandRects(s: Scene): Generator<{ band: Scene['data']['overlays']['bands'][number]; x0: number; x1: number; top: number; height: number }> {
     for (const band of s.data.overlays.bands) {
       if (band.x1 < s.view[0] || band.x0 > s.view[1]) continue;
       const x0 = Math.max(GUTTER, this.px(s, band.x0));
       const x1 = Math.min(this.width, Math.max(x0 + 2, this.px(s, band.x1)));
-      let any = false;
       for (const row of s.rows) {
         if (row.run !== band.run || !band.nodes.includes(row.node) || !this.visible(s, row)) continue;
-        any = true;
-        const top = this.rowTop(s, row);
-        ctx.fillStyle = this.bandColour(band.kind);
-        ctx.globalAlpha = 0.16;
-        ctx.fillRect(x0, top, x1 - x0, row.height - 1);
-        ctx.globalAlpha = 0.85;
-        ctx.fillRect(x0, top, x1 - x0, 2);
-        ctx.globalAlpha = 1;
-        if (x1 - x0 > 70) {
-          ctx.fillStyle = t.muted;
-          ctx.font = `10px ${t.font}`;
-          ctx.fillText(band.label, x0 + 3, top + row.height - 4, x1 - x0 - 6);
-        }
+        yield { band, x0, x1, top: this.rowTop(s, row), height: row.height - 1 };
       }
-      if (any) drawn++;
     }
-    return drawn;
+  }
+
+  /** The bands' fills, under everything else; returns how many bands are in view. */
+  private drawBandFills(s: Scene): number {
+    const { ctx } = this;
+    const drawn = new Set<unknown>();
+    for (const r of this.bandRects(s)) {
+      drawn.add(r.band);
+      ctx.fillStyle = this.bandColour(r.band.kind);
+      ctx.globalAlpha = 0.22;
+      ctx.fillRect(r.x0, r.top, r.x1 - r.x0, r.height);
+    }
+    ctx.globalAlpha = 1;
+    return drawn.size;
+  }
+
+  /** The bands' edges and labels, above the arrows: where a node was killed, paused or cut off, and why. */
+  private drawBandMarks(s: Scene): void {
+    const { ctx, theme: t } = this;
+    ctx.font = `10px ${t.font}`;
+    for (const r of this.bandRects(s)) {
+      const colour = this.bandColour(r.band.kind);
+      ctx.fillStyle = colour;
+      ctx.fillRect(r.x0, r.top, r.x1 - r.x0, 3);
+      ctx.fillRect(r.x0, r.top, 2, r.height);
+      if (r.x1 < this.width) ctx.fillRect(r.x1 - 1, r.top, 1, r.height);
+      const room = Math.min(r.x1 - r.x0 - 6, 220);
+      if (room < 24) continue;
+      const text = r.band.label;
+      const w = Math.min(room, ctx.measureText(text).width + 6);
+      ctx.globalAlpha = 0.9;
+      ctx.fillStyle = t.bg;
+      ctx.fillRect(r.x0 + 3, r.top + 4, w, 13);
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = colour;
+      ctx.fillText(text, r.x0 + 6, r.top + 14, w - 6);
+    }
   }
 
   /** The selected event's causal past (start of each lane up to a point) and future (from a point on). */
@@ -294,6 +318,28 @@ export class Renderer {
    * One mark per non-empty bucket: a dot for a single event, a bar whose height
    * grows with the log of the count otherwise. Batched by colour (few fillStyle changes).
    */
+  /** Hidden chatter as a band along the bottom of each sender's row: darker where more was sent. */
+  private drawChatter(s: Scene): void {
+    const { ctx, theme: t } = this;
+    const d = s.data;
+    if (d.chatter.count.length === 0) return;
+    const step = (d.to - d.from) / d.width;
+    const w = Math.max(1, (step * this.plotWidth) / (s.view[1] - s.view[0]));
+    ctx.fillStyle = t.msg;
+    for (let r = 0; r < s.rows.length; r++) {
+      const row = s.rows[r];
+      if (!this.visible(s, row)) continue;
+      const y = this.rowTop(s, row) + row.height - 5;
+      for (let b = 0; b < d.width; b++) {
+        const n = d.chatter.count[r * d.width + b];
+        if (n === 0) continue;
+        ctx.globalAlpha = Math.min(0.9, 0.2 + Math.log2(n + 1) / 6);
+        ctx.fillRect(this.px(s, d.from + b * step), y, w, 3);
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
+
   private drawBuckets(s: Scene): number {
     const { ctx } = this;
     const d = s.data;

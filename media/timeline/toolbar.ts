@@ -11,8 +11,9 @@ export interface ToolbarHandlers {
   fitAll(): void;
   fitSelection(): void;
   setFilter(patch: Partial<Filter>): void;
-  search(dir: 1 | -1): void;
-  searchChanged(query: string, regex: boolean): void;
+  /** `fromInput`: Enter in the search box, after which the keys go back to the canvas. */
+  search(dir: 1 | -1, fromInput?: boolean): void;
+  searchChanged(search: { query: string; regex: boolean; fields: boolean }): void;
   violation(dir: 1 | -1): void;
   divergence(): void;
   compare(): void;
@@ -71,12 +72,14 @@ export class Toolbar {
   private readonly filterInput = document.createElement('input');
   private readonly filterRegex: HTMLButtonElement;
   private readonly searchRegex: HTMLButtonElement;
+  private readonly searchFields: HTMLButtonElement;
   private readonly searchCount = document.createElement('span');
   private readonly violationCount = document.createElement('span');
   private readonly divergenceButton: HTMLButtonElement;
   private readonly compareButton: HTMLButtonElement;
   private readonly followButton: HTMLButtonElement;
   private readonly detailsButton: HTMLButtonElement;
+  private readonly chatterButton: HTMLButtonElement;
   private filter: Filter = { hiddenLanes: [] };
   private filterTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -111,14 +114,18 @@ export class Toolbar {
     this.searchInput.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter') return;
       e.preventDefault();
-      on.search(e.shiftKey ? -1 : 1);
+      on.search(e.shiftKey ? -1 : 1, true);
     });
-    this.searchInput.addEventListener('input', () => on.searchChanged(this.searchInput.value, this.searchRegex.getAttribute('aria-pressed') === 'true'));
-    this.searchRegex = button('.*', 'Search with a regular expression', () => {
-      this.searchRegex.setAttribute('aria-pressed', String(this.searchRegex.getAttribute('aria-pressed') !== 'true'));
-      on.searchChanged(this.searchInput.value, this.searchRegex.getAttribute('aria-pressed') === 'true');
-    });
+    this.searchInput.addEventListener('input', () => this.searchChanged());
+    const toggle = (b: () => HTMLButtonElement) => () => {
+      b().setAttribute('aria-pressed', String(b().getAttribute('aria-pressed') !== 'true'));
+      this.searchChanged();
+    };
+    this.searchRegex = button('.*', 'Search with a regular expression', toggle(() => this.searchRegex));
     this.searchRegex.setAttribute('aria-pressed', 'false');
+    // By default a search reads what the timeline shows (the events' text); fields (paths, ids) on request.
+    this.searchFields = button('{}', "Also search the events' fields (file paths, ids, values)", toggle(() => this.searchFields));
+    this.searchFields.setAttribute('aria-pressed', 'false');
     this.searchCount.className = 'count';
     this.searchCount.setAttribute('aria-live', 'polite');
     this.violationCount.className = 'count';
@@ -126,6 +133,9 @@ export class Toolbar {
     this.divergenceButton = button('First divergence', 'Where run B first departs from run A', () => on.divergence(), 'g');
     this.compareButton = button('Compare…', 'Compare with another run', () => on.compare());
     this.followButton = button('Follow', 'Keep the newest events in view', () => on.toggleFollow(), 'l');
+    this.chatterButton = button('Hide chatter', 'Steady, repeating messages (heartbeats, gossip) as a density band until you zoom in', () =>
+      on.setFilter({ hideChatter: this.filter.hideChatter === false }),
+    );
     this.detailsButton = button('Details', 'Show or hide the details panel', () => on.toggleDetails(), 'i');
     const spacer = document.createElement('div');
     spacer.className = 'spacer';
@@ -133,8 +143,8 @@ export class Toolbar {
     this.root.append(
       group(this.timeButton, this.causalButton),
       group(fit, fitSel),
-      group(this.kinds.root, this.level, this.lanes.root, this.filterInput, this.filterRegex),
-      group(this.searchInput, this.searchRegex, button('↑', 'Previous match', () => on.search(-1), 'N'), button('↓', 'Next match', () => on.search(1), 'n'), this.searchCount),
+      group(this.kinds.root, this.level, this.lanes.root, this.filterInput, this.filterRegex, this.chatterButton),
+      group(this.searchInput, this.searchRegex, this.searchFields, button('↑', 'Previous match', () => on.search(-1), 'N'), button('↓', 'Next match', () => on.search(1), 'n'), this.searchCount),
       group(button('◀', 'Previous violation', () => on.violation(-1), 'V'), this.violationCount, button('▶', 'Next violation', () => on.violation(1), 'v')),
       group(this.divergenceButton, this.compareButton, this.followButton),
       spacer,
@@ -143,7 +153,7 @@ export class Toolbar {
   }
 
   /** Shows the state: pressed buttons, filter values, what applies to this data. */
-  update(meta: Meta, axis: Axis, filter: Filter, follow: boolean, detailsOpen: boolean, search: { query: string; regex: boolean }): void {
+  update(meta: Meta, axis: Axis, filter: Filter, follow: boolean, detailsOpen: boolean, search: { query: string; regex: boolean; fields: boolean }): void {
     this.filter = filter;
     this.timeButton.setAttribute('aria-pressed', String(axis === 'time'));
     this.causalButton.setAttribute('aria-pressed', String(axis === 'causal'));
@@ -160,10 +170,15 @@ export class Toolbar {
     const violations = meta.runs.reduce((n, r) => n + r.violations.length, 0);
     this.violationCount.textContent = `${violations} violation${violations === 1 ? '' : 's'}`;
     this.level.value = filter.minLevel ?? '';
+    const chatterTypes = [...new Set(meta.runs.flatMap((r) => r.chatterTypes))];
+    this.chatterButton.hidden = chatterTypes.length === 0;
+    this.chatterButton.setAttribute('aria-pressed', String(filter.hideChatter !== false));
+    this.chatterButton.title = `${chatterTypes.join(', ')}: steady, repeating messages, shown as a density band until you zoom in (pressed) or as arrows`;
     if (document.activeElement !== this.filterInput) this.filterInput.value = filter.text ?? '';
     this.filterRegex.setAttribute('aria-pressed', String(filter.regex === true));
     if (document.activeElement !== this.searchInput) this.searchInput.value = search.query;
     this.searchRegex.setAttribute('aria-pressed', String(search.regex));
+    this.searchFields.setAttribute('aria-pressed', String(search.fields));
     const kinds = new Set(filter.kinds ?? EventKind.options);
     this.kinds.body.querySelectorAll('input').forEach((box, k) => (box.checked = kinds.has(EventKind.options[k])));
     const names = [...new Set(meta.runs.flatMap((r) => r.lanes.map((l) => l.name)))];
@@ -178,6 +193,11 @@ export class Toolbar {
         }),
       ),
     );
+  }
+
+  private searchChanged(): void {
+    const pressed = (b: HTMLButtonElement) => b.getAttribute('aria-pressed') === 'true';
+    this.on.searchChanged({ query: this.searchInput.value, regex: pressed(this.searchRegex), fields: pressed(this.searchFields) });
   }
 
   setSearchStatus(text: string, invalid: boolean): void {

@@ -26,6 +26,42 @@ function indexOf(model: TimelineModel, id: string): number {
   throw new Error(`no event ${id}`);
 }
 
+describe('timeline chatter', () => {
+  /** Heartbeats every 100 µs from n1 to n2 and n3, and a few requests at odd times. */
+  function gossipy(): Event[] {
+    const out: Event[] = [];
+    for (let k = 0; k < 200; k++) {
+      for (const to of ['n2', 'n3']) {
+        out.push({ id: `h${k}${to}`, ts: k * 100, node: 'n1', kind: 'send', msg: 'Heartbeat', msgId: `h${k}${to}`, peer: to });
+        out.push({ id: `hr${k}${to}`, ts: k * 100 + 5, node: to, kind: 'recv', msg: 'Heartbeat', msgId: `h${k}${to}`, peer: 'n1' });
+      }
+    }
+    for (const [k, ts] of [1234, 5077, 13001].entries()) {
+      out.push({ id: `p${k}`, ts, node: 'n2', kind: 'send', msg: 'Put', msgId: `p${k}`, peer: 'n1' });
+      out.push({ id: `pr${k}`, ts: ts + 40, node: 'n1', kind: 'recv', msg: 'Put', msgId: `p${k}`, peer: 'n2' });
+    }
+    return out.sort((a, b) => a.ts - b.ts);
+  }
+  const model = new TimelineModel([runOf(gossipy())], { title: 'gossip' });
+
+  it('finds the steady, repeating message types and leaves the rest', () => {
+    assert.deepEqual(model.meta().runs[0].chatterTypes, ['Heartbeat']);
+  });
+
+  it('draws chatter as a density band in a wide view, as arrows once zoomed in or when asked', () => {
+    const wide = ask(model, { type: 'window', axis: 'time', width: 200, filter: ALL });
+    assert.equal(wide.arrows.send.length, 3, 'only the Puts are arrows');
+    assert.equal(wide.chatter.hidden, 400);
+    assert.equal(wide.chatter.count.reduce((n, c) => n + c, 0), 400, 'every hidden heartbeat counted on its sender row');
+    const zoomed = ask(model, { type: 'window', axis: 'time', range: [0, 2000], width: 200, filter: ALL });
+    assert.equal(zoomed.chatter.hidden, 0);
+    assert.equal(zoomed.arrows.send.length, 43, '21 rounds of two heartbeats (0 to 2000 µs) and one Put: few enough to tell apart');
+    const shown = ask(model, { type: 'window', axis: 'time', width: 200, filter: { hiddenLanes: [], hideChatter: false } });
+    assert.equal(shown.chatter.hidden, 0);
+    assert.equal(shown.arrows.send.length, 403);
+  });
+});
+
 describe('timeline model', () => {
   const model = new TimelineModel([runOf(faultyRun())], { title: 'fixture' });
 
@@ -160,13 +196,15 @@ describe('timeline model', () => {
   });
 
   it('searches forward and back from a position, wrapping, and counts the matches', () => {
-    const first = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, from: 0, dir: 1 });
+    const first = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, fields: true, from: 0, dir: 1 });
     assert.deepEqual([first.position, first.total, first.match?.x], [1, 4, 100]);
-    const second = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, from: 0, after: first.match?.ref, dir: 1 });
+    const second = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, fields: true, from: 0, after: first.match?.ref, dir: 1 });
     assert.equal(second.match?.x, 110);
-    const wrapped = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, from: 0, after: first.match?.ref, dir: -1 });
+    const wrapped = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, fields: true, from: 0, after: first.match?.ref, dir: -1 });
     assert.equal(wrapped.position, 4);
-    const bad = ask(model, { type: 'search', axis: 'time', filter: ALL, query: '[', regex: true, from: 0, dir: 1 });
+    const textOnly = ask(model, { type: 'search', axis: 'time', filter: ALL, query: 'append', regex: false, fields: false, from: 0, dir: 1 });
+    assert.equal(textOnly.total, 3, "by default a search reads the events' text, not their fields");
+    const bad = ask(model, { type: 'search', axis: 'time', filter: ALL, query: '[', regex: true, fields: false, from: 0, dir: 1 });
     assert.match(bad.error ?? '', /regular expression/);
   });
 
@@ -200,11 +238,13 @@ describe('timeline model', () => {
 
   it('samples arrows beyond what can be told apart, keeping the flagged ones', () => {
     const big = new TimelineModel([runOf(busyRun(20_000))], { title: 'busy' });
-    const w = ask(big, { type: 'window', axis: 'time', width: 800, filter: ALL });
+    // Its steady pings are chatter: shown as arrows here, to be sampled.
+    const arrowsAll: Filter = { hiddenLanes: [], hideChatter: false };
+    const w = ask(big, { type: 'window', axis: 'time', width: 800, filter: arrowsAll });
     assert.ok(w.arrows.total > MAX_ARROWS);
     assert.ok(w.arrows.send.length <= MAX_ARROWS);
     assert.equal(w.total, 20_000);
-    const zoomed = ask(big, { type: 'window', axis: 'time', range: [0, 200], width: 800, filter: ALL });
+    const zoomed = ask(big, { type: 'window', axis: 'time', range: [0, 200], width: 800, filter: arrowsAll });
     assert.equal(zoomed.arrows.send.length, zoomed.arrows.total, 'a narrow window gets every arrow');
     assert.ok(zoomed.labels.text.length > 0, 'sparse rows get labels');
   });
@@ -283,6 +323,8 @@ describe('timeline window from the lane trees', () => {
         arrows: messageArrows(store),
         plainArrows: none,
         flaggedArrows: none,
+        chatterArrows: none,
+        hideChatter: true,
         spans: spans(store),
         spanIntervals: none,
         rowOfNode: Int32Array.from(store.nodes, (_, n) => (n === 1 ? -1 : n)),

@@ -16,6 +16,8 @@ export interface EventQuery {
    * as a case-insensitive substring; a Pattern (a user's regex, linear-time) as given.
    */
   text?: string | Pattern;
+  /** Whether `text` also matches the fields (default true); false: the message only. */
+  fields?: boolean;
   msgId?: string;
   traceId?: string;
   /** At most this many results (the earliest). */
@@ -70,7 +72,7 @@ export function compileFilter(store: EventStore, q: Filter): ((i: number) => boo
     const code = store.traceIds.indexOf(q.traceId.toLowerCase());
     tests.push((i) => store.trace[i] === code && code >= 0);
   }
-  if (q.text !== undefined) tests.push(textMatcher(store, q.text));
+  if (q.text !== undefined) tests.push(textMatcher(store, q.text, q.fields ?? true));
   if (tests.length === 0) return undefined;
   return (i) => tests.every((test) => test(i));
 }
@@ -80,7 +82,7 @@ export function compileFilter(store: EventStore, q: Filter): ((i: number) => boo
  * the columns: the event's JSON text is tested first (the fields' JSON is part of
  * it), and only on a hit is the event decoded to test its fields alone.
  */
-function textMatcher(store: EventStore, text: string | Pattern): (i: number) => boolean {
+function textMatcher(store: EventStore, text: string | Pattern, withFields: boolean): (i: number) => boolean {
   const re = typeof text === 'string' ? substringPattern(text) : text;
   // Anchors would match differently inside the whole text than inside the fields' text.
   const prefilter = !/[\^$]/.test(re.source);
@@ -91,6 +93,7 @@ function textMatcher(store: EventStore, text: string | Pattern): (i: number) => 
       if (msgResult[m] === 0) msgResult[m] = re.test(store.texts[m]) ? 1 : -1;
       if (msgResult[m] === 1) return true;
     }
+    if (!withFields) return false;
     if (prefilter && !re.test(store.rawText(i))) return false;
     const fields = store.event(i).fields;
     return fields !== undefined && re.test(JSON.stringify(fields));

@@ -33,6 +33,7 @@ import {
   type WindowData,
   type WindowRequest,
 } from './protocol';
+import { chatterOf, type Chatter } from './chatter';
 import { aggregateWindow, eventRanks, laneTrees, type LaneTree, type RunView } from './window';
 
 export interface RunSource {
@@ -55,6 +56,7 @@ interface AxisState {
   axis: AxisData;
   lanes: () => LaneTree[];
   plainArrows: Intervals;
+  chatterArrows: Intervals;
   flaggedArrows: Intervals;
   spanIntervals: Intervals;
 }
@@ -70,6 +72,7 @@ class Run {
   readonly rank: Uint8Array;
   readonly arrows: Arrows;
   readonly spans: Spans;
+  readonly chatter: Chatter;
   private readonly axes = new Map<Axis, AxisState>();
   private readonly masks = new Map<string, Uint8Array | undefined>();
   private routerFaults: Map<number, number[]> | undefined;
@@ -82,6 +85,7 @@ class Run {
     this.rank = eventRanks(store, this.violations.map((v) => v.index));
     this.arrows = messageArrows(store);
     this.spans = spans(store);
+    this.chatter = chatterOf(store, this.arrows);
   }
 
   get store(): EventStore {
@@ -106,7 +110,8 @@ class Run {
       state = {
         axis,
         lanes: () => (trees ??= laneTrees(this.store, axis, this.rank)),
-        plainArrows: arrowIv((a) => arrows.flags[a] === 0),
+        plainArrows: arrowIv((a) => arrows.flags[a] === 0 && this.chatter.arrow[a] === 0),
+        chatterArrows: arrowIv((a) => this.chatter.arrow[a] === 1),
         flaggedArrows: arrowIv((a) => arrows.flags[a] !== 0),
         spanIntervals: intervals(
           Float64Array.from(index, (i) => axis.x[i]),
@@ -170,6 +175,7 @@ class Run {
       violations: this.violations,
       messages: this.arrows.size,
       dropped: this.arrows.flags.reduce((n, f) => n + (f & 1), 0),
+      chatterTypes: this.chatter.types,
       faultBands: this.bands.length,
     };
   }
@@ -313,6 +319,7 @@ export class TimelineModel {
       spans: run.spans,
       rowOfNode: rowOfNode[r],
       mask: run.mask(req.filter),
+      hideChatter: req.filter.hideChatter !== false,
     }));
     const bulk = aggregateWindow(views, rows.length, from, to, req.width, req.overview === true);
     return { type: 'windowData', reqId: req.reqId, axis: req.axis, extent, overview: req.overview === true, rows, overlays: this.overlays(req.axis), ...bulk };
@@ -398,7 +405,7 @@ export class TimelineModel {
     /** Every match as (axis position, run, index), in axis order. */
     const all: { x: number; run: number; index: number; pos: number }[] = [];
     for (const [r, run] of this.runs.entries()) {
-      const test = compileFilter(run.store, { text: matcher });
+      const test = compileFilter(run.store, { text: matcher, fields: req.fields });
       const mask = run.mask(req.filter);
       const { axis } = run.axis(req.axis);
       const visible = rowOfNode[r];

@@ -29,6 +29,8 @@ export const Filter = z.object({
   regex: z.boolean().optional(),
   /** Lane (node) names hidden, in every run. */
   hiddenLanes: z.array(z.string()).default([]),
+  /** Steady, repeating messages (heartbeats, gossip) as a density band while too many are in view; on unless false. */
+  hideChatter: z.boolean().optional(),
 });
 export type Filter = z.infer<typeof Filter>;
 
@@ -60,6 +62,8 @@ export const SearchRequest = z.object({
   filter: Filter,
   query: z.string().min(1),
   regex: z.boolean(),
+  /** Also match the events' fields (paths, ids, values); by default only their text. */
+  fields: z.boolean().default(false),
   /** Search from this position (axis units); with `after`, from just past that event. */
   from: z.number(),
   after: EventRef.optional(),
@@ -112,6 +116,8 @@ export const RunMeta = z.object({
   violations: z.array(Violation),
   messages: z.number().int(),
   dropped: z.number().int(),
+  /** Message types that repeat at a steady pace (timeline/chatter.ts), most messages first. */
+  chatterTypes: z.array(z.string()),
   faultBands: z.number().int(),
 });
 export type RunMeta = z.infer<typeof RunMeta>;
@@ -193,6 +199,11 @@ export const WindowData = z.object({
   arrows: z.object({ row0: u16, row1: u16, x0: f64, x1: f64, flags: u8, send: i32, end: i32, total: z.number().int() }),
   /** Span bars; below a pixel only the longest per pixel and depth. */
   spans: z.object({ row: u16, depth: u8, x0: f64, x1: f64, index: i32, total: z.number().int() }),
+  /**
+   * Chatter messages not drawn as arrows (too many in view, and the filter hides chatter):
+   * sends per row and pixel bucket (`width` per row, empty when none is hidden), and how many.
+   */
+  chatter: z.object({ count: u32, hidden: z.number().int() }),
   /** Texts for the representatives of rows sparse enough to read. */
   labels: z.object({ row: u16, x: f64, index: i32, text: z.array(z.string()) }),
   overlays: Overlays,
@@ -273,12 +284,14 @@ export const UiState = z.object({
   view: z.object({ time: range.nullable(), causal: range.nullable() }),
   filter: Filter,
   selection: z.object({ ref: EventRef, fingerprint: z.string() }).nullable(),
-  search: z.object({ query: z.string(), regex: z.boolean() }),
+  search: z.object({ query: z.string(), regex: z.boolean(), fields: z.boolean().default(false) }),
   detailsOpen: z.boolean(),
   /** Keep the view on the newest events while a cluster runs. */
   follow: z.boolean(),
   /** Inputs per run, so a restored panel reloads the same data. */
   inputs: z.array(z.array(z.string())).optional(),
+  /** The data's fingerprints per run: a panel showing other data starts afresh (fit, no search, the first violation). */
+  runs: z.array(z.string()).optional(),
 });
 export type UiState = z.infer<typeof UiState>;
 
@@ -288,7 +301,7 @@ export const DEFAULT_UI_STATE: UiState = {
   view: { time: null, causal: null },
   filter: { hiddenLanes: [] },
   selection: null,
-  search: { query: '', regex: false },
+  search: { query: '', regex: false, fields: false },
   detailsOpen: true,
   follow: false,
 };

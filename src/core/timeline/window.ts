@@ -32,6 +32,10 @@ export interface RunView {
   /** Arrows without flags, and the flagged ones (drops, delays), which are never sampled away. */
   plainArrows: Intervals;
   flaggedArrows: Intervals;
+  /** Unflagged arrows of chatter types (chatter.ts), drawn with the plain ones unless hidden. */
+  chatterArrows: Intervals;
+  /** Too many chatter arrows in view become a density band (the filter's hideChatter). */
+  hideChatter: boolean;
   spans: Spans;
   spanIntervals: Intervals;
   /** Row of each node code, -1 when hidden. */
@@ -124,12 +128,14 @@ export function aggregateWindow(views: readonly RunView[], rows: number, from: n
     top: new Int32Array(cells).fill(-1),
     alarm: new Uint8Array(cells),
     arrows: { row0: new Uint16Array(0), row1: new Uint16Array(0), x0: new Float64Array(0), x1: new Float64Array(0), flags: new Uint8Array(0), send: new Int32Array(0), end: new Int32Array(0), total: 0 },
+    chatter: { count: new Uint32Array(0), hidden: 0 },
     spans: { row: new Uint16Array(0), depth: new Uint8Array(0), x0: new Float64Array(0), x1: new Float64Array(0), index: new Int32Array(0), total: 0 },
     labels: { row: new Uint16Array(0), x: new Float64Array(0), index: new Int32Array(0), text: [] },
   };
   const bucketWidth = (to - from) / width;
   for (const view of views) out.total += fillBuckets(view, out, from, to, width, bucketWidth);
   if (overview) return out;
+  out.chatter = hiddenChatter(views, rows, from, to, width);
   out.arrows = windowArrows(views, from, to, width / (to - from));
   out.spans = windowSpans(views, from, to, width, bucketWidth);
   out.labels = windowLabels(views, out, rows, width);
@@ -222,6 +228,38 @@ interface ArrowOut {
   end: number[];
 }
 
+/** Below this many chatter arrows in view they are drawn like any other: zoomed in, each one can be told apart. */
+export const CHATTER_SHOWN_BELOW = 120;
+
+/** Whether a run's chatter arrows in [from, to] become a density band instead of arrows. */
+function chatterHidden(view: RunView, from: number, to: number): boolean {
+  if (!view.hideChatter) return false;
+  const [lo, hi] = overlapping(view.chatterArrows, from, to);
+  return hi - lo >= CHATTER_SHOWN_BELOW;
+}
+
+/** The hidden chatter's sends per row and pixel, for the density band. */
+function hiddenChatter(views: readonly RunView[], rows: number, from: number, to: number, width: number): Bulk['chatter'] {
+  const hiding = views.filter((v) => chatterHidden(v, from, to));
+  if (hiding.length === 0) return { count: new Uint32Array(0), hidden: 0 };
+  const count = new Uint32Array(rows * width);
+  let hidden = 0;
+  for (const view of hiding) {
+    const { arrows, store, rowOfNode, mask, axis } = view;
+    const [lo, hi] = overlapping(view.chatterArrows, from, to);
+    for (let k = lo; k < hi; k++) {
+      const a = view.chatterArrows.order[k];
+      const s = arrows.send[a];
+      const row = rowOfNode[store.node[s]];
+      if (row < 0 || rowOfNode[arrows.toNode[a]] < 0 || (mask !== undefined && mask[s] === 0)) continue;
+      hidden++;
+      const b = Math.floor(((axis.x[s] - from) / (to - from)) * width);
+      if (b >= 0 && b < width) count[row * width + b]++;
+    }
+  }
+  return { count, hidden };
+}
+
 function windowArrows(views: readonly RunView[], from: number, to: number, pxPerUnit: number): Bulk['arrows'] {
   const acc: ArrowOut = { row0: [], row1: [], x0: [], x1: [], flags: [], send: [], end: [] };
   let total = 0;
@@ -231,11 +269,15 @@ function windowArrows(views: readonly RunView[], from: number, to: number, pxPer
     const [flo, fhi] = overlapping(view.flaggedArrows, from, to);
     total += collectArrows(view, view.flaggedArrows, flo, fhi, 1, from, acc, { drawn, from, pxPerUnit });
   }
-  for (const view of views) {
-    const [lo, hi] = overlapping(view.plainArrows, from, to);
-    const room = Math.max(1, Math.floor((MAX_ARROWS - acc.send.length) / views.length));
+  const plain = views.flatMap((view) => [
+    { view, iv: view.plainArrows },
+    ...(chatterHidden(view, from, to) ? [] : [{ view, iv: view.chatterArrows }]),
+  ]);
+  for (const { view, iv } of plain) {
+    const [lo, hi] = overlapping(iv, from, to);
+    const room = Math.max(1, Math.floor((MAX_ARROWS - acc.send.length) / plain.length));
     const stride = Math.ceil((hi - lo) / room);
-    const kept = collectArrows(view, view.plainArrows, lo, hi, stride, from, acc);
+    const kept = collectArrows(view, iv, lo, hi, stride, from, acc);
     // A sample's total is an estimate (what was scanned); without sampling it is exact.
     total += stride > 1 ? hi - lo : kept;
   }
