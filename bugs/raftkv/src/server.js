@@ -50,6 +50,7 @@ export class EtcdServer {
     this.be.run();
     const leaseLoop = () => {
       this.revokeExpiredLeases();
+      this.checkpointLeases();
       this.rt.setTimer(this.leaseCheckMs, leaseLoop);
     };
     this.rt.setTimer(this.leaseCheckMs, leaseLoop);
@@ -86,6 +87,8 @@ export class EtcdServer {
       }
       case 'LeaseKeepAlive':
         return this.leaseKeepAlive(reply, Number(req.id));
+      case 'LeaseTimeToLive':
+        return this.leaseTimeToLive(reply, Number(req.id));
       case 'Lock':
         return this.propose((res) => this.lockWait(reply, res), { op: 'lock', name: String(req.name), lease: Number(req.lease) });
       case 'Unlock':
@@ -147,7 +150,22 @@ export class EtcdServer {
     if (!this.raft.isLeader()) return reply(this.notLeader());
     const ttl = this.lessor.renew(id);
     if (ttl < 0) return reply({ ok: false, error: 'lease not found' });
+    // A renewed lease no longer counts down from its checkpoint; at most one entry per checkpoint.
+    if (this.lessor.checkpointed(id)) this.propose(() => {}, { op: 'leaseCheckpoint', checkpoints: [{ id, remainingTtl: 0 }] });
     reply({ ok: true, id, ttl });
+  }
+
+  leaseTimeToLive(reply, id) {
+    if (!this.raft.isLeader()) return reply(this.notLeader());
+    const t = this.lessor.timeToLive(id);
+    if (!t) return reply({ ok: false, error: 'lease not found' });
+    reply({ ok: true, id, ...t });
+  }
+
+  checkpointLeases() {
+    if (!this.raft.isLeader()) return;
+    const checkpoints = this.lessor.dueCheckpoints();
+    if (checkpoints.length > 0) this.propose(() => {}, { op: 'leaseCheckpoint', checkpoints });
   }
 
   revokeExpiredLeases() {
@@ -214,6 +232,9 @@ export class EtcdServer {
       case 'leaseGrant':
         this.lessor.grant(req.id, req.ttl);
         return { ok: true, id: req.id, ttl: req.ttl };
+      case 'leaseCheckpoint':
+        for (const cp of req.checkpoints) this.lessor.checkpoint(cp.id, cp.remainingTtl);
+        return { ok: true };
       case 'leaseRevoke': {
         const keys = this.lessor.revoke(req.id);
         this.rt.log.info('lease revoked', { lease: req.id, keys });
