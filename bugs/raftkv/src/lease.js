@@ -2,6 +2,11 @@
 // backend; only the leader (the primary lessor) tracks expiry. When a lease
 // runs out the leader proposes a revoke through raft, and applying the revoke
 // deletes the lease and every key attached to it on every member.
+//
+// Lease checkpointing: the leader schedules checkpoints for long leases and,
+// when one is due, proposes the TTL the lease has left (LeaseCheckpoint). A
+// leader counts a checkpointed lease down from that remaining TTL instead of
+// its full TTL; a keep-alive clears it.
 
 const LEASE = 'lease';
 
@@ -16,9 +21,12 @@ export class Lessor {
     this.be = be;
     this.kv = kv;
     this.primary = false;
-    /** @type {Map<number, { id: number, ttl: number, expiry: number, keys: Set<string> }>} */
+    this.checkpointMs = Number(rt.config.leaseCheckpointMs ?? 5000);
+    /** @type {Map<number, { id: number, ttl: number, remainingTtl: number, expiry: number, keys: Set<string> }>} remainingTtl 0: not checkpointed */
     this.leases = new Map();
-    for (const [, l] of be.range(LEASE)) this.leases.set(l.id, { id: l.id, ttl: l.ttl, expiry: Infinity, keys: new Set() });
+    /** @type {Map<number, number>} lease id -> when its next checkpoint is due (on the primary) */
+    this.checkpoints = new Map();
+    for (const [, l] of be.range(LEASE)) this.leases.set(l.id, { id: l.id, ttl: l.ttl, remainingTtl: l.remainingTtl ?? 0, expiry: Infinity, keys: new Set() });
     for (const item of kv.range('')) if (item.lease) this.leases.get(item.lease)?.keys.add(item.key);
     kv.setLessor(this);
   }
@@ -28,10 +36,49 @@ export class Lessor {
   }
 
   grant(id, ttl) {
-    const l = { id, ttl, expiry: this.primary ? this.rt.now() + ttl * 1000 : Infinity, keys: new Set() };
+    const l = { id, ttl, remainingTtl: 0, expiry: this.primary ? this.rt.now() + ttl * 1000 : Infinity, keys: new Set() };
     this.leases.set(id, l);
-    this.be.batchTx.put(LEASE, String(id), { id, ttl });
+    this.#persist(l);
+    if (this.primary) this.scheduleCheckpoint(l);
     return l;
+  }
+
+  /** Applies a LeaseCheckpoint: the remaining TTL a new leader will count down from (0 clears it). */
+  checkpoint(id, remainingTtl) {
+    const l = this.leases.get(id);
+    if (!l) return;
+    l.remainingTtl = remainingTtl;
+    this.#persist(l);
+    if (this.primary) this.scheduleCheckpoint(l);
+  }
+
+  /** TTL a lease counts down from when a leader takes it over: its checkpoint, or else its full TTL. */
+  #startTtl(l) {
+    return l.remainingTtl > 0 ? l.remainingTtl : l.ttl;
+  }
+
+  scheduleCheckpoint(l) {
+    if (this.#startTtl(l) * 1000 > this.checkpointMs) this.checkpoints.set(l.id, this.rt.now() + this.checkpointMs);
+  }
+
+  /** On the primary: the checkpoints due now, as { id, remainingTtl } (seconds, rounded up). */
+  dueCheckpoints() {
+    if (!this.primary) return [];
+    const now = this.rt.now();
+    const due = [];
+    for (const [id, at] of this.checkpoints) {
+      if (at > now) continue;
+      this.checkpoints.delete(id);
+      const l = this.leases.get(id);
+      if (!l || l.expiry <= now) continue;
+      const remainingTtl = Math.ceil((l.expiry - now) / 1000);
+      if (remainingTtl < l.ttl) due.push({ id, remainingTtl });
+    }
+    return due;
+  }
+
+  #persist(l) {
+    this.be.batchTx.put(LEASE, String(l.id), { id: l.id, ttl: l.ttl, remainingTtl: l.remainingTtl });
   }
 
   /** Deletes the lease and its keys; returns the keys deleted. */
@@ -41,6 +88,7 @@ export class Lessor {
     const keys = [...l.keys].sort();
     this.kv.deleteKeys(keys);
     this.leases.delete(id);
+    this.checkpoints.delete(id);
     this.be.batchTx.delete(LEASE, String(id));
     return keys;
   }
@@ -53,6 +101,18 @@ export class Lessor {
     return l.ttl;
   }
 
+  /** Whether a lease carries a checkpointed remaining TTL (a renewal must clear it). */
+  checkpointed(id) {
+    return (this.leases.get(id)?.remainingTtl ?? 0) > 0;
+  }
+
+  /** The lease's TTL and the seconds it has left, as the primary counts them; null if unknown. */
+  timeToLive(id) {
+    const l = this.leases.get(id);
+    if (!l) return null;
+    return { grantedTtl: l.ttl, ttl: Math.max(0, Math.ceil((l.expiry - this.rt.now()) / 1000)) };
+  }
+
   attach(id, key) {
     this.leases.get(id)?.keys.add(key);
   }
@@ -61,14 +121,18 @@ export class Lessor {
     this.leases.get(id)?.keys.delete(key);
   }
 
-  /** The new leader gives every lease a full TTL, as it cannot know how long its predecessor had counted. */
+  /** The new leader counts every lease down from its last checkpoint, or its full TTL if it has none. */
   promote() {
     this.primary = true;
-    for (const l of this.leases.values()) l.expiry = this.rt.now() + l.ttl * 1000;
+    for (const l of this.leases.values()) {
+      l.expiry = this.rt.now() + this.#startTtl(l) * 1000;
+      this.scheduleCheckpoint(l);
+    }
   }
 
   demote() {
     this.primary = false;
+    this.checkpoints.clear();
     for (const l of this.leases.values()) l.expiry = Infinity;
   }
 
@@ -82,6 +146,7 @@ export class Lessor {
     return [...this.leases.values()].map((l) => ({
       id: l.id,
       ttl: l.ttl,
+      remainingTtl: l.remainingTtl,
       remainingMs: Number.isFinite(l.expiry) ? Math.max(0, Math.round(l.expiry - now)) : null,
       keys: [...l.keys],
     }));

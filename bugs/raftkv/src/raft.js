@@ -1,6 +1,7 @@
 // raft.js — the Raft consensus state machine, after etcd's raft package:
 // PreVote, CheckQuorum, leader transfer (MsgTimeoutNow), log replication with
-// probing, commit by quorum match. Everything that must survive a crash (the
+// probing, commit by quorum match, and membership changes applied from
+// committed ConfChange entries (one at a time). Everything that must survive a crash (the
 // HardState and new entries) is written to the WAL and synced before the
 // message that depends on it is sent.
 //
@@ -20,12 +21,12 @@ export class Raft {
    * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./wal.js').WAL} wal
    * @param {{ onCommit(): void, onStateChange(): void }} hooks
+   * @param {string[]} voters the members of the cluster's configuration
    */
-  constructor(rt, wal, hooks) {
+  constructor(rt, wal, hooks, voters) {
     this.rt = rt;
     this.id = rt.id;
-    this.peers = rt.nodes.filter((n) => n !== rt.id);
-    this.quorum = Math.floor(rt.nodes.length / 2) + 1;
+    this.setVoters(voters);
     const cfg = rt.config;
     const [lo, hi] = Array.isArray(cfg.electionTimeoutMs) ? cfg.electionTimeoutMs : [1000, 2000];
     this.electionTimeout = Number(lo);
@@ -54,12 +55,14 @@ export class Raft {
     this.leadTransferee = None;
     this.transferStart = 0;
     this.heartbeatAt = 0;
+    this.stopped = false;
     this.resetElectionTimer();
   }
 
   start() {
-    this.rt.log.info('raft started', { term: this.term, vote: this.vote, commit: this.commit, index: this.lastIndex() });
+    this.rt.log.info('raft started', { term: this.term, vote: this.vote, commit: this.commit, index: this.lastIndex(), voters: this.voters });
     const loop = () => {
+      if (this.stopped) return;
       this.tick();
       this.rt.setTimer(this.tickMs, loop);
     };
@@ -104,6 +107,39 @@ export class Raft {
     this.commit = Math.min(index, this.lastIndex());
   }
 
+  // ---- configuration ---------------------------------------------------
+
+  setVoters(voters) {
+    this.voters = [...voters].sort();
+    this.peers = this.voters.filter((n) => n !== this.id);
+    this.quorum = Math.floor(this.voters.length / 2) + 1;
+  }
+
+  /** Only a member of the configuration campaigns and counts itself in a quorum. */
+  promotable() {
+    return this.voters.includes(this.id);
+  }
+
+  /** Applies a committed ConfChange: the new voters take effect at once. */
+  applyConfChange(voters) {
+    this.setVoters(voters);
+    this.rt.log.info('applied conf change', { term: this.term, voters: this.voters });
+    if (this.state !== StateLeader) return;
+    for (const p of this.prs.keys()) if (!this.peers.includes(p)) this.prs.delete(p);
+    for (const p of this.peers) {
+      if (this.prs.has(p)) continue;
+      this.prs.set(p, { match: 0, next: this.lastIndex() + 1, recentActive: true });
+      this.sendAppend(p);
+    }
+    this.maybeCommit();
+  }
+
+  /** Stops the state machine for good: no ticks, no messages, no proposals. */
+  stop() {
+    if (this.state === StateLeader) this.becomeFollower(this.term, None);
+    this.stopped = true;
+  }
+
   // ---- timers ----------------------------------------------------------
 
   resetElectionTimer() {
@@ -120,7 +156,10 @@ export class Raft {
   tick() {
     const now = this.rt.now();
     if (this.state !== StateLeader) {
-      if (now - this.electionStart >= this.randomizedElectionTimeout) this.hup(false);
+      if (now - this.electionStart >= this.randomizedElectionTimeout) {
+        if (this.promotable()) this.hup(false);
+        else this.resetElectionTimer();
+      }
       return;
     }
     if (now - this.heartbeatAt >= this.heartbeatTimeout) {
@@ -134,7 +173,7 @@ export class Raft {
     if (now - this.electionStart >= this.electionTimeout) {
       this.electionStart = now;
       if (this.checkQuorum) {
-        let active = 1;
+        let active = this.promotable() ? 1 : 0;
         for (const pr of this.prs.values()) {
           if (pr.recentActive) active++;
           pr.recentActive = false;
@@ -245,6 +284,7 @@ export class Raft {
   }
 
   step(from, type, m) {
+    if (this.stopped) return;
     if (m.term > this.term) {
       if ((type === 'MsgVote' || type === 'MsgPreVote') && !m.force && this.inLease()) {
         this.rt.log.debug('ignored vote request while in lease', { term: this.term, from, type, msgTerm: m.term });
@@ -340,7 +380,7 @@ export class Raft {
       this.persist();
       this.send(from, 'MsgHeartbeatResp', { term: this.term });
       if (this.commit > before) this.hooks.onCommit();
-    } else if (type === 'MsgTimeoutNow') {
+    } else if (type === 'MsgTimeoutNow' && this.promotable()) {
       this.rt.log.info('received MsgTimeoutNow', { term: this.term, from });
       this.hup(true);
     }
@@ -391,7 +431,7 @@ export class Raft {
   }
 
   maybeCommit() {
-    const matches = [this.lastIndex(), ...[...this.prs.values()].map((pr) => pr.match)].sort((a, b) => b - a);
+    const matches = this.voters.map((v) => (v === this.id ? this.lastIndex() : (this.prs.get(v)?.match ?? 0))).sort((a, b) => b - a);
     const n = matches[this.quorum - 1];
     if (n > this.commit && this.termAt(n) === this.term) {
       this.commit = n;
@@ -404,12 +444,12 @@ export class Raft {
 
   /** Appends a proposal to the leader's log; returns its index and term, or null. */
   propose(data) {
-    if (this.state !== StateLeader || this.leadTransferee !== None) return null;
+    if (this.stopped || this.state !== StateLeader || this.leadTransferee !== None || !this.promotable()) return null;
     const ent = { index: this.lastIndex() + 1, term: this.term, data };
     this.log.push(ent);
     this.persist([ent]);
     for (const [p, pr] of this.prs) if (pr.next === ent.index) this.sendAppend(p);
-    if (this.peers.length === 0) this.maybeCommit();
+    if (this.prs.size === 0) this.maybeCommit();
     return { index: ent.index, term: ent.term };
   }
 
