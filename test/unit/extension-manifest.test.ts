@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { COMMAND_CATEGORY, COMMANDS, CONTEXT_KEYS, CONTEXT_VALUES, VIEWS } from '../../src/extension/commands';
+import { COMMAND_CATEGORY, COMMANDS, CONTEXT_KEYS, CONTEXT_VALUES, VIEWS, WALKTHROUGH_KEYS } from '../../src/extension/commands';
 import { SETTINGS } from '../../src/extension/settings';
 import { STUDY_SETTINGS } from '../../src/extension/studySettings';
 
@@ -14,6 +14,7 @@ const root = path.resolve(__dirname, '..', '..');
 const MenuEntry = z.object({ command: z.string(), when: z.string().optional(), group: z.string().optional() });
 const Manifest = z.object({
   main: z.string(),
+  icon: z.string(),
   engines: z.object({ vscode: z.string() }),
   activationEvents: z.array(z.string()).default([]),
   contributes: z.object({
@@ -23,6 +24,15 @@ const Manifest = z.object({
     viewsWelcome: z.array(z.object({ view: z.string(), contents: z.string(), when: z.string().optional() })).default([]),
     menus: z.record(z.string(), z.array(MenuEntry)).default({}),
     configuration: z.object({ properties: z.record(z.string(), z.unknown()) }),
+    walkthroughs: z
+      .array(
+        z.object({
+          id: z.string(),
+          title: z.string(),
+          steps: z.array(z.object({ id: z.string(), title: z.string(), description: z.string(), media: z.object({ markdown: z.string() }), completionEvents: z.array(z.string()) })),
+        }),
+      )
+      .default([]),
   }),
 });
 
@@ -37,6 +47,28 @@ const allWhens = [
 ].filter((w): w is string => w !== undefined);
 
 describe('extension manifest (package.json) vs src/extension tables', () => {
+  it('has an icon, and the VSIX ships it and the walkthrough pages', () => {
+    assert.ok(fs.existsSync(path.join(root, manifest.icon)), manifest.icon);
+    const shipped = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8');
+    assert.match(shipped, /^!media\/\*\*\/\*\.\{[^}]*\bpng\b[^}]*\bmd\b[^}]*\}$/m, 'media PNGs and Markdown go into the VSIX');
+  });
+
+  it('walks a newcomer from the first bug to a verified fix; each step has its page, buttons that exist, and completes on a real outcome', () => {
+    const walk = contributes.walkthroughs.find((w) => w.id === 'gettingStarted');
+    assert.ok(walk, 'the Get Started walkthrough');
+    const known: string[] = [...Object.values(WALKTHROUGH_KEYS), ...Object.values(CONTEXT_KEYS)];
+    for (const step of walk.steps) {
+      assert.ok(fs.existsSync(path.join(root, step.media.markdown)), `${step.id}: ${step.media.markdown}`);
+      for (const [, id] of step.description.matchAll(/\(command:([\w.]+)\)/g)) assert.ok(declaredIds.includes(id!), `${step.id}: unknown command ${id}`);
+      for (const event of step.completionEvents) {
+        const [kind, what] = event.split(':');
+        if (kind === 'onContext') assert.ok(known.includes(what!), `${step.id}: unknown context key ${what}`);
+        else assert.ok(kind === 'onCommand' && declaredIds.includes(what!), `${step.id}: ${event}`);
+      }
+    }
+    assert.deepEqual(walk.steps.map((s) => s.id), ['pick', 'issue', 'launch', 'request', 'timeline', 'repro', 'trial', 'hint', 'verify']);
+  });
+
   it('declares every command of the table, once', () => {
     const missing = tableIds.filter((id) => !declaredIds.includes(id));
     assert.deepEqual(missing, [], 'commands in src/extension/commands.ts but not in contributes.commands');
