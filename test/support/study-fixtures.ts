@@ -18,6 +18,9 @@ interface Options {
   attempts?: number;
   id?: string;
   revision?: number;
+  /** Hints the attempt took. */
+  hints?: number;
+  fromEdits?: boolean;
 }
 
 function base(o: Options, actor: AttemptRecord['actor']): AttemptRecord {
@@ -35,7 +38,8 @@ function base(o: Options, actor: AttemptRecord['actor']): AttemptRecord {
     startedAt: new Date(T0).toISOString(),
     ...(status !== 'in-progress' && { endedAt: new Date(T0 + ms).toISOString() }),
     verifications: [],
-    hints: [],
+    hints: Array.from({ length: o.hints ?? 0 }, (_, i) => ({ level: i + 1, at: new Date(T0 + (i + 1) * 60_000).toISOString(), elapsedMs: (i + 1) * 60_000 })),
+    ...(o.fromEdits && { startedFromEdits: true }),
     attempts: o.attempts ?? 1,
     ...(status === 'verified' && { timeToFixMs: ms }),
     patch: patch === null ? null : { diff: patch, files: ['src/total.mjs'], added: 1, removed: 1 },

@@ -64,8 +64,8 @@ describe('study report on hand-made records', () => {
   const onBug = (bug: string, tier: 1 | 2) => ({ bug, tier });
   const records: AttemptRecord[] = [
     // People: bug-a 2 of 3 (fixed in 10 and 20 minutes; one gave up), bug-b 0 of 2 (one with another fix).
-    human('P01', { ...onBug('bug-a', 1), minutes: 10, attempts: 1 }),
-    human('P02', { ...onBug('bug-a', 1), minutes: 20, attempts: 3, patch: OTHER_FIX }),
+    human('P01', { ...onBug('bug-a', 1), minutes: 10, attempts: 1, hints: 2 }),
+    human('P02', { ...onBug('bug-a', 1), minutes: 20, attempts: 3, patch: OTHER_FIX, hints: 1, fromEdits: true }),
     human('P03', { ...onBug('bug-a', 1), status: 'gave-up', patch: null, attempts: 0 }),
     human('P01', { ...onBug('bug-b', 2), status: 'not-verified', attempts: 2, patch: OTHER_FIX }),
     human('P02', { ...onBug('bug-b', 2), status: 'timed-out', patch: null, attempts: 0 }),
@@ -111,6 +111,10 @@ describe('study report on hand-made records', () => {
     close(a.similarity, (1 + 1 / 3) / 2, 6);
     assert.equal(a.gaveUp, 1);
     assert.equal(a.tokens, null, 'people have no tokens');
+    assert.equal(a.hints, 1, 'hints taken: 2, 1 and 0');
+    assert.equal(a.fromEdits, 1, 'one attempt started from an edited workspace');
+    assert.equal(cell('bug', 'x · symptom-only', { bugId: 'bug-a' }).hints, null, 'agents are never shown hints');
+    assert.deepEqual(report.attempts.filter((r) => r.participant === 'P02' && r.bugId === 'bug-a').map((r) => [r.hints, r.fromEdits]), [[1, true]]);
     const b = cell('bug', 'people', { bugId: 'bug-b' });
     assert.deepEqual([b.passed, b.n, b.timedOut], [0, 2, 1]);
     assert.equal(b.timeToFixMs.median, null);

@@ -9,7 +9,7 @@ import type { Report, Summary } from './report';
 const HEAD = [
   'scope', 'bug', 'tier', 'group', 'kind', 'model', 'condition', 'n', 'passed', 'pass_rate', 'ci_low', 'ci_high',
   'median_time_to_fix_s', 'mean_time_to_fix_s', 'mean_submissions', 'median_patch_lines', 'mean_similarity',
-  'mean_tokens', 'mean_cost_usd', 'total_cost_usd', 'gave_up', 'timed_out', 'n_base', 'passed_base',
+  'mean_tokens', 'mean_cost_usd', 'total_cost_usd', 'gave_up', 'timed_out', 'mean_hints', 'from_edits', 'n_base', 'passed_base',
 ] as const;
 
 type Row = Partial<Record<(typeof HEAD)[number], string | number | null>>;
@@ -36,6 +36,7 @@ function summaryCols(s: Summary): Row {
     median_time_to_fix_s: secs(s.timeToFixMs.median), mean_time_to_fix_s: secs(s.timeToFixMs.mean),
     mean_submissions: s.submissions, median_patch_lines: s.patchLines, mean_similarity: s.similarity,
     mean_tokens: s.tokens, mean_cost_usd: s.costUsd, total_cost_usd: s.totalCostUsd, gave_up: s.gaveUp, timed_out: s.timedOut,
+    mean_hints: s.hints, from_edits: s.fromEdits,
   };
 }
 

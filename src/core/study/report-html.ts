@@ -79,8 +79,8 @@ export function reportBody(r: Report): string {
     `<h2>Attempts</h2>`,
     r.attempts.length > 30 ? `<details><summary>${r.attempts.length} attempts</summary>` : '',
     table(
-      ['bug', 'group', 'participant', 'status', 'started', 'time to fix', 'submissions', 'patch lines', 'similarity'],
-      r.attempts.map((a) => [a.bugId, a.group, a.participant ?? '', a.status, a.startedAt.replace('T', ' ').slice(0, 16), minutes(a.timeToFixMs), String(a.submissions), a.patchLines === null ? '' : String(a.patchLines), a.similarity === null ? '' : a.similarity.toFixed(2)]),
+      ['bug', 'group', 'participant', 'status', 'started', 'time to fix', 'submissions', 'patch lines', 'similarity', 'hints'],
+      r.attempts.map((a) => [a.bugId, a.group, a.participant ?? '', a.status, `${a.startedAt.replace('T', ' ').slice(0, 16)}${a.fromEdits ? ' (from edits)' : ''}`, minutes(a.timeToFixMs), String(a.submissions), a.patchLines === null ? '' : String(a.patchLines), a.similarity === null ? '' : a.similarity.toFixed(2), String(a.hints)]),
     ),
     r.attempts.length > 30 ? '</details>' : '',
     `<p class="meta">Similarity to the reference fix: Jaccard index of the two patches' changed lines (each added or removed line, by file, whitespace collapsed); 1 is the same change, 0 nothing in common.</p>`,
@@ -110,7 +110,7 @@ function heatmap(r: Report): string {
 
 function summaryTable(rows: [string, Summary][]): string {
   return table(
-    ['group', 'pass rate', '95% CI', 'time to fix', 'submissions', 'patch lines', 'similarity', 'tokens', 'cost', 'total cost', 'gave up', 'timed out'],
+    ['group', 'pass rate', '95% CI', 'time to fix', 'submissions', 'patch lines', 'similarity', 'tokens', 'cost', 'total cost', 'gave up', 'timed out', 'hints', 'from edits'],
     rows.map(([g, s]) => [
       g,
       rateText(s),
@@ -124,6 +124,8 @@ function summaryTable(rows: [string, Summary][]): string {
       s.costUsd === null ? '' : `$${s.totalCostUsd.toFixed(2)}`,
       String(s.gaveUp),
       String(s.timedOut),
+      num(s.hints, 1),
+      String(s.fromEdits),
     ]),
   );
 }

@@ -38,6 +38,10 @@ export const Summary = Rate.extend({
   totalCostUsd: z.number(),
   gaveUp: z.number().int(),
   timedOut: z.number().int(),
+  /** Mean hints taken per person's attempt; null for agents (no condition shows them hints). */
+  hints: z.number().nullable(),
+  /** Attempts that started from an already edited workspace (their time misses the work before). */
+  fromEdits: z.number().int(),
 });
 export type Summary = z.infer<typeof Summary>;
 
@@ -102,6 +106,8 @@ export const AttemptRow = z.object({
   patchLines: z.number().nullable(),
   similarity: z.number().nullable(),
   hasPatch: z.boolean(),
+  hints: z.number().int(),
+  fromEdits: z.boolean(),
 });
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
@@ -229,6 +235,8 @@ function summaryOf(xs: readonly AttemptRecord[], similarity: ReadonlyMap<string,
     totalCostUsd: sum(usage.map((u) => u.costUsd)),
     gaveUp: xs.filter((a) => a.status === 'gave-up').length,
     timedOut: xs.filter((a) => a.status === 'timed-out').length,
+    hints: mean(xs.flatMap((a) => (a.actor.kind === 'human' ? [a.hints.length] : []))),
+    fromEdits: xs.filter((a) => a.startedFromEdits === true).length,
   };
 }
 
@@ -286,6 +294,8 @@ function rowOf(a: AttemptRecord, similarity: number | null): AttemptRow {
     patchLines: a.patch ? a.patch.added + a.patch.removed : null,
     similarity,
     hasPatch: a.patch !== null,
+    hints: a.hints.length,
+    fromEdits: a.startedFromEdits === true,
   };
 }
 
