@@ -54,11 +54,6 @@ export class ZenDiscovery {
     return this.state.master === this.rt.id;
   }
 
-  /** The nodes we currently see: the cluster's nodes if we are master, else our last ping round. */
-  visibleNodes() {
-    return this.isMaster() ? this.state.nodes.filter((n) => n !== this.rt.id) : this.discovered;
-  }
-
   // ---- pinging and election -----------------------------------------------------------
 
   startJoinThread(reason) {
@@ -82,7 +77,6 @@ export class ZenDiscovery {
       node: this.rt.id,
       master: this.state.master,
       clusterStateVersion: this.state.version,
-      discovered: this.visibleNodes(),
     });
   }
 
@@ -107,9 +101,9 @@ export class ZenDiscovery {
 
   findMaster(responses) {
     const activeMasters = [...new Set(responses.map((r) => r.master).filter((m) => m !== null && m !== this.rt.id))].sort();
-    this.rt.log.debug('pinging finished', { responses: responses.map((r) => ({ node: r.node, master: r.master, discovered: r.discovered })) });
+    this.rt.log.debug('pinging finished', { responses: responses.map((r) => ({ node: r.node, master: r.master })) });
     if (activeMasters.length > 0) return activeMasters[0];
-    const candidates = [this.rt.id, ...responses.filter((r) => r.discovered.length + 1 >= this.minimumMasterNodes).map((r) => r.node)];
+    const candidates = [this.rt.id, ...responses.map((r) => r.node)];
     if (candidates.length < this.minimumMasterNodes) {
       this.rt.log.info('not enough master nodes discovered during pinging', { candidates, minimumMasterNodes: this.minimumMasterNodes });
       return null;
