@@ -1,8 +1,9 @@
 // zen_discovery.js — master election and fault detection, after Elasticsearch's
 // Zen discovery (org.elasticsearch.discovery.zen): a node without a master pings
 // every node (zen/ping), picks the master from the answers (ElectMasterService:
-// an already active master if one is reported, otherwise the master-eligible
-// node with the lowest id once minimum_master_nodes candidates are known), and
+// an already active master if one is reported, otherwise, once
+// minimum_master_nodes candidates are known, the master-eligible node with the
+// newest cluster state, the lowest id breaking ties), and
 // either waits for minimum_master_nodes - 1 joins or sends its own join
 // (zen/join). The master publishes every new cluster state to all nodes
 // (zen/publish), pings them (NodesFaultDetection) and drops those that stop
@@ -54,11 +55,6 @@ export class ZenDiscovery {
     return this.state.master === this.rt.id;
   }
 
-  /** The nodes we currently see: the cluster's nodes if we are master, else our last ping round. */
-  visibleNodes() {
-    return this.isMaster() ? this.state.nodes.filter((n) => n !== this.rt.id) : this.discovered;
-  }
-
   // ---- pinging and election -----------------------------------------------------------
 
   startJoinThread(reason) {
@@ -82,7 +78,6 @@ export class ZenDiscovery {
       node: this.rt.id,
       master: this.state.master,
       clusterStateVersion: this.state.version,
-      discovered: this.visibleNodes(),
     });
   }
 
@@ -107,15 +102,17 @@ export class ZenDiscovery {
 
   findMaster(responses) {
     const activeMasters = [...new Set(responses.map((r) => r.master).filter((m) => m !== null && m !== this.rt.id))].sort();
-    this.rt.log.debug('pinging finished', { responses: responses.map((r) => ({ node: r.node, master: r.master, discovered: r.discovered })) });
+    this.rt.log.debug('pinging finished', { responses: responses.map((r) => ({ node: r.node, master: r.master, clusterStateVersion: r.clusterStateVersion })) });
     if (activeMasters.length > 0) return activeMasters[0];
-    const candidates = [this.rt.id, ...responses.filter((r) => r.discovered.length + 1 >= this.minimumMasterNodes).map((r) => r.node)];
+    const candidates = [{ node: this.rt.id, version: this.state.version }, ...responses.map((r) => ({ node: r.node, version: r.clusterStateVersion }))];
     if (candidates.length < this.minimumMasterNodes) {
-      this.rt.log.info('not enough master nodes discovered during pinging', { candidates, minimumMasterNodes: this.minimumMasterNodes });
+      this.rt.log.info('not enough master nodes discovered during pinging', { candidates: candidates.map((c) => c.node), minimumMasterNodes: this.minimumMasterNodes });
       return null;
     }
-    const elected = candidates.sort()[0];
-    this.rt.log.info('elected as master candidate', { elected, candidates });
+    // A node that missed committed cluster states must not win: it would publish its older state.
+    candidates.sort((a, b) => b.version - a.version || (a.node < b.node ? -1 : 1));
+    const elected = candidates[0].node;
+    this.rt.log.info('elected as master candidate', { elected, candidates: candidates.map((c) => `${c.node}@${c.version}`) });
     return elected;
   }
 
