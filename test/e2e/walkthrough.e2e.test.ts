@@ -34,6 +34,11 @@ describe('e2e: the Get Started walkthrough, as a new user (code-server + headles
     await t.locator('.monaco-button', { hasText: action }).first().click();
   };
   const output = () => editorText(page.locator('.part.panel'));
+  /** One quick input of a sequence: waits for its title, so an answer never lands in the previous one. */
+  const step = async (title: string, answer: () => Promise<void>) => {
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: UI_TIMEOUT });
+    await answer();
+  };
   const clearToasts = () => runCommand(page, 'Notifications: Clear All Notifications');
 
   before(async function () {
@@ -83,13 +88,15 @@ describe('e2e: the Get Started walkthrough, as a new user (code-server + headles
     await shot('request-reply');
     await clearToasts();
     await runCommand(page, 'DDBench: Add Link Fault…');
-    await pickQuickItem(page, 'n1');
-    await pickQuickItem(page, 'n2');
-    await pickQuickItem(page, 'One way');
-    await pickQuickItem(page, 'Delay');
-    await page.locator('.quick-input-widget input.input').fill('1500');
-    await page.keyboard.press('Enter');
-    await page.keyboard.press('Enter');
+    await step('Messages from which node?', () => pickQuickItem(page, 'n1'));
+    await step('Messages from n1 to which node?', () => pickQuickItem(page, 'n2'));
+    await step('Which direction?', () => pickQuickItem(page, 'One way'));
+    await step('What happens to the messages?', () => pickQuickItem(page, 'Delay'));
+    await step('Delay in ms', async () => {
+      await page.locator('.quick-input-widget input.input').fill('1500');
+      await page.keyboard.press('Enter');
+    });
+    await step('Only one message type?', () => page.keyboard.press('Enter'));
     await runCommand(page, 'Output: Show Output Channels...');
     await pickQuickItem(page, 'DDBench');
     await waitUntil('the link fault in Output › DDBench', output, (t) => t.includes('link fault: n1 → n2: delay 1500 ms'), UI_TIMEOUT);
