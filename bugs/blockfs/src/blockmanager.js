@@ -10,10 +10,12 @@
 // recovery gives such a block a new generation stamp, and a replica reported
 // with an older one is corrupt and no longer counts.
 //
-// After the NameNode starts, a node's block contents are "stale" until it has
-// both heartbeated and sent a block report since registering: excess replicas
-// are not deleted while any of a block's holders is stale, because the
-// NameNode may not know yet what that holder really has.
+// After the NameNode starts, and again when a standby NameNode becomes active,
+// a node's block contents are "stale" until it has both heartbeated and sent a
+// block report since: excess replicas are not deleted while any of a block's
+// holders is stale, because the NameNode may not know yet what that holder
+// really has. Of a block's replicas, the ones on the fullest DataNodes (most
+// replicas, by their heartbeats) are deleted first.
 
 export class BlockManager {
   /**
@@ -43,7 +45,9 @@ export class BlockManager {
       id,
       alive: true,
       lastHeartbeat: this.rt.now(),
+      replicas: 0,
       heartbeatedSinceRegistration: false,
+      heartbeatedSinceFailover: false,
       blockReportCount: 0,
       blockContentsStale: true,
       commands: [],
@@ -53,11 +57,13 @@ export class BlockManager {
     return dn;
   }
 
-  /** A heartbeat; returns the commands for the node (or a request to register). */
-  handleHeartbeat(id) {
+  /** A heartbeat carrying the node's replica count; returns the commands for the node (or a request to register). */
+  handleHeartbeat(id, replicas) {
     const dn = this.datanodes.get(id);
     if (!dn || !dn.alive) return [{ type: 'register' }];
     dn.lastHeartbeat = this.rt.now();
+    dn.replicas = replicas;
+    dn.heartbeatedSinceFailover = true;
     if (!dn.heartbeatedSinceRegistration) {
       dn.heartbeatedSinceRegistration = true;
       if (dn.blockReportCount > 0) this.markFresh(dn);
@@ -69,6 +75,15 @@ export class BlockManager {
     if (!dn.blockContentsStale) return;
     dn.blockContentsStale = false;
     this.rt.log.info('block contents no longer stale', { dn: dn.id });
+  }
+
+  /** A standby became active: what it knows of every node's blocks may be out of date. */
+  markAllStale() {
+    for (const dn of this.datanodes.values()) {
+      dn.blockContentsStale = true;
+      dn.heartbeatedSinceFailover = false;
+    }
+    this.rt.log.info('marked all datanodes stale', { datanodes: this.datanodes.size });
   }
 
   /** HeartbeatManager: nodes silent for deadNodeMs are dead; their replicas no longer count. */
@@ -113,7 +128,7 @@ export class BlockManager {
     }
     for (const [blockId, b] of this.blocksMap) if (!reported.has(blockId)) b.locations.delete(id);
     dn.blockReportCount++;
-    if (dn.heartbeatedSinceRegistration) this.markFresh(dn);
+    if (dn.heartbeatedSinceFailover) this.markFresh(dn);
     this.rt.log.info('block report processed', { dn: id, blocks: reported.size, stale: dn.blockContentsStale });
     return true;
   }
@@ -136,6 +151,11 @@ export class BlockManager {
       p.targets = p.targets.filter((t) => t !== id);
       if (p.targets.length === 0) this.pending.delete(blockId);
     }
+  }
+
+  /** An incremental report: replicas the node deleted. */
+  blocksDeleted(id, blockIds) {
+    for (const blockId of blockIds) this.blocksMap.get(blockId)?.locations.delete(id);
   }
 
   addBlock(blockId, gs) {
@@ -184,7 +204,8 @@ export class BlockManager {
           this.postponed.add(blockId);
           continue;
         }
-        for (const d of live.slice(expected)) {
+        const fullest = [...live].sort((x, y) => this.datanodes.get(y).replicas - this.datanodes.get(x).replicas || x.localeCompare(y));
+        for (const d of fullest.slice(0, live.length - expected)) {
           b.locations.delete(d);
           this.datanodes.get(d).commands.push({ type: 'invalidate', blocks: [blockId] });
           this.rt.log.info('deleting excess replica', { block: blockId, dn: d, live: live.length, expected });
@@ -202,7 +223,7 @@ export class BlockManager {
         alive: d.alive,
         stale: d.blockContentsStale,
         blockReports: d.blockReportCount,
-        heartbeated: d.heartbeatedSinceRegistration,
+        heartbeated: d.heartbeatedSinceFailover,
       })),
       blocks: Object.fromEntries([...this.blocksMap].map(([id, b]) => [id, { gs: b.gs, locations: [...b.locations].sort(), corrupt: [...b.corrupt].sort() }])),
       pendingReplications: this.pending.size,
