@@ -34,6 +34,10 @@ export class BlockManager {
     /** @type {Map<number, { targets: string[], at: number }>} */
     this.pending = new Map();
     this.postponed = new Set();
+    /** A standby postpones reports its edits cannot explain yet; the NameNode sets this with its HA state. */
+    this.postponeBlocksFromFuture = false;
+    /** @type {Array<{ dn: string, block: number, gs: number }>} PendingDataNodeMessages: reports a standby postponed */
+    this.pendingDNMessages = [];
   }
 
   // ---- DatanodeManager -----------------------------------------------------
@@ -115,17 +119,7 @@ export class BlockManager {
     const dn = this.datanodes.get(id);
     if (!dn || !dn.alive) return false;
     const reported = new Set();
-    for (const r of blocks) {
-      const b = this.blocksMap.get(r.id);
-      if (!b) continue;
-      if (r.gs < b.gs) {
-        b.corrupt.add(id);
-        continue;
-      }
-      b.locations.add(id);
-      b.corrupt.delete(id);
-      reported.add(r.id);
-    }
+    for (const r of blocks) if (this.processReportedReplica(id, r.id, r.gs)) reported.add(r.id);
     for (const [blockId, b] of this.blocksMap) if (!reported.has(blockId)) b.locations.delete(id);
     dn.blockReportCount++;
     if (dn.heartbeatedSinceFailover) this.markFresh(dn);
@@ -136,21 +130,49 @@ export class BlockManager {
   /** An incremental report: one replica received or deleted. */
   blockReceived(id, blockId, gs) {
     const dn = this.datanodes.get(id);
-    const b = this.blocksMap.get(blockId);
-    if (!dn || !dn.alive || !b) return;
-    if (gs < b.gs) {
-      b.locations.delete(id);
-      b.corrupt.add(id);
-      this.rt.log.warn('corrupt replica', { block: blockId, dn: id, gs, blockGs: b.gs });
-      return;
-    }
-    b.locations.add(id);
-    b.corrupt.delete(id);
+    if (!dn || !dn.alive || !this.processReportedReplica(id, blockId, gs)) return;
     const p = this.pending.get(blockId);
     if (p) {
       p.targets = p.targets.filter((t) => t !== id);
       if (p.targets.length === 0) this.pending.delete(blockId);
     }
+  }
+
+  /**
+   * Checks a replica a node reported against its block; true when it counts as a location. A
+   * replica with an older generation stamp is corrupt. A standby that has not yet loaded the
+   * edits that explain a report (a block it does not know, another generation stamp) queues
+   * it and looks at it again once it has (HDFS's PendingDataNodeMessages).
+   */
+  processReportedReplica(id, blockId, gs) {
+    const b = this.blocksMap.get(blockId);
+    if (this.postponeBlocksFromFuture && (!b || gs !== b.gs)) {
+      this.queueReportedReplica(id, blockId, gs);
+      return false;
+    }
+    if (!b) return false;
+    if (gs < b.gs) {
+      b.locations.delete(id);
+      b.corrupt.add(id);
+      this.rt.log.warn('corrupt replica', { block: blockId, dn: id, gs, blockGs: b.gs });
+      return false;
+    }
+    b.locations.add(id);
+    b.corrupt.delete(id);
+    return true;
+  }
+
+  queueReportedReplica(id, blockId, gs) {
+    // A node's older reports of the replica no longer tell what it holds.
+    this.pendingDNMessages = this.pendingDNMessages.filter((m) => m.dn !== id || m.block !== blockId || m.gs > gs);
+    this.pendingDNMessages.push({ dn: id, block: blockId, gs });
+  }
+
+  /** Looks again at the postponed reports: after loading edits, and when becoming active. */
+  processQueuedReports() {
+    const queued = this.pendingDNMessages;
+    this.pendingDNMessages = [];
+    for (const m of queued) if (this.datanodes.get(m.dn)?.alive) this.processReportedReplica(m.dn, m.block, m.gs);
   }
 
   /** An incremental report: replicas the node deleted. */
@@ -228,6 +250,7 @@ export class BlockManager {
       blocks: Object.fromEntries([...this.blocksMap].map(([id, b]) => [id, { gs: b.gs, locations: [...b.locations].sort(), corrupt: [...b.corrupt].sort() }])),
       pendingReplications: this.pending.size,
       postponedMisreplicated: this.postponed.size,
+      pendingDatanodeMessages: this.pendingDNMessages.length,
     };
   }
 }

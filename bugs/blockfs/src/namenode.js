@@ -8,7 +8,8 @@
 //
 // High availability, after HDFS's HA NameNodes: one NameNode is active, the
 // others are standbys. The active ships every namespace edit to the standbys
-// (HDFS's shared edit log, tailed by the standby); DataNodes register, heartbeat
+// (HDFS's shared edit log), which load them every tailEditsPeriodMs (the
+// EditLogTailer), and all of them before becoming active; DataNodes register, heartbeat
 // and report their blocks to every NameNode but take commands only from the
 // active one. A standby refuses client calls and schedules no replication work;
 // TransitionToActive (haadmin -transitionToActive, once the old active is
@@ -31,6 +32,9 @@ export class NameNode {
     this.ns = { files: {}, nextBlockId: 1000, genStamp: 1, txid: 0 };
     this.haState = rt.id === String(rt.config.activeNameNode ?? 'nn') ? 'active' : 'standby';
     this.peers = rt.nodes.filter((n) => n.startsWith('nn') && n !== rt.id);
+    this.tailEditsPeriodMs = Number(rt.config.tailEditsPeriodMs ?? 1000);
+    /** The newest namespace the active shipped that this standby has not loaded yet. */
+    this.journal = null;
     /** @type {Map<number, string>} block id -> file */
     this.blockFile = new Map();
     this.bm = new BlockManager(rt, (id) => {
@@ -38,6 +42,7 @@ export class NameNode {
       if (f && !f.complete) return null;
       return f?.replication ?? this.defaultReplication;
     });
+    this.bm.postponeBlocksFromFuture = this.haState === 'standby';
   }
 
   start() {
@@ -52,6 +57,11 @@ export class NameNode {
       this.rt.setTimer(this.replicationIntervalMs, monitor);
     };
     this.rt.setTimer(this.replicationIntervalMs, monitor);
+    const tailer = () => {
+      if (this.haState === 'standby') this.tailEdits();
+      this.rt.setTimer(this.tailEditsPeriodMs, tailer);
+    };
+    this.rt.setTimer(this.tailEditsPeriodMs, tailer);
     this.rt.log.info('namenode started', { state: this.haState, files: Object.keys(this.ns.files).length, blocks: this.blockFile.size });
   }
 
@@ -61,8 +71,12 @@ export class NameNode {
       for (const b of f.blocks) {
         this.blockFile.set(b.id, path);
         const known = this.bm.blocksMap.get(b.id);
-        if (known) known.gs = b.gs;
-        else this.bm.addBlock(b.id, b.gs);
+        if (!known) this.bm.addBlock(b.id, b.gs);
+        else if (known.gs !== b.gs) {
+          // setGenerationStampAndVerifyReplicas: replicas are counted again once reported at the new stamp.
+          known.gs = b.gs;
+          known.locations.clear();
+        }
       }
     }
   }
@@ -74,20 +88,29 @@ export class NameNode {
     for (const peer of this.peers) this.ipc.call(peer, 'JournalEdits', { ns: this.ns }, 1000, () => {});
   }
 
-  /** A standby tails the active's edits. */
-  applyEdits(ns) {
-    if (this.haState !== 'standby' || ns.txid <= this.ns.txid) return;
-    this.ns = ns;
-    this.rt.disk.write(FSIMAGE, JSON.stringify(this.ns));
-    this.rt.disk.sync();
-    this.loadBlocks();
+  /** The EditLogTailer: loads the edits shipped since the last tail, then the reports they explain. */
+  tailEdits() {
+    const ns = this.journal;
+    this.journal = null;
+    if (ns && ns.txid > this.ns.txid) {
+      this.ns = ns;
+      this.rt.disk.write(FSIMAGE, JSON.stringify(this.ns));
+      this.rt.disk.sync();
+      this.loadBlocks();
+      this.rt.log.info('loaded edits', { txid: ns.txid });
+    }
+    this.bm.processQueuedReports();
   }
 
   /** The standby becomes active (HDFS's startActiveServices). */
   transitionToActive() {
     if (this.haState === 'active') return;
+    this.tailEdits();
     this.haState = 'active';
+    this.bm.postponeBlocksFromFuture = false;
     this.rt.log.info('transitioned to active', { txid: this.ns.txid });
+    // processAllPendingDNMessages: what is still queued is judged as the active NameNode judges it.
+    this.bm.processQueuedReports();
     this.bm.markAllStale();
     // processMisReplicatedBlocks: a scan of every block right away.
     this.bm.computeReplicationWork();
@@ -105,7 +128,7 @@ export class NameNode {
         this.transitionToActive();
         return reply({ ok: true });
       case 'JournalEdits':
-        this.applyEdits(b.ns);
+        if (this.haState === 'standby' && b.ns.txid > (this.journal ?? this.ns).txid) this.journal = b.ns;
         return reply({ ok: true });
       // DatanodeProtocol
       case 'RegisterDatanode':
