@@ -10,10 +10,12 @@
 // recovery gives such a block a new generation stamp, and a replica reported
 // with an older one is corrupt and no longer counts.
 //
-// After the NameNode starts, a node's block contents are "stale" until it has
-// both heartbeated and sent a block report since registering: excess replicas
-// are not deleted while any of a block's holders is stale, because the
-// NameNode may not know yet what that holder really has.
+// After the NameNode starts, and again when a standby NameNode becomes active,
+// a node's block contents are "stale" until it has both heartbeated and sent a
+// block report since: excess replicas are not deleted while any of a block's
+// holders is stale, because the NameNode may not know yet what that holder
+// really has. Of a block's replicas, the ones on the fullest DataNodes (most
+// replicas, by their heartbeats) are deleted first.
 
 export class BlockManager {
   /**
@@ -32,6 +34,10 @@ export class BlockManager {
     /** @type {Map<number, { targets: string[], at: number }>} */
     this.pending = new Map();
     this.postponed = new Set();
+    /** A standby postpones reports its edits cannot explain yet; the NameNode sets this with its HA state. */
+    this.postponeBlocksFromFuture = false;
+    /** @type {Array<{ dn: string, block: number, gs: number }>} PendingDataNodeMessages: reports a standby postponed */
+    this.pendingDNMessages = [];
   }
 
   // ---- DatanodeManager -----------------------------------------------------
@@ -43,7 +49,9 @@ export class BlockManager {
       id,
       alive: true,
       lastHeartbeat: this.rt.now(),
+      replicas: 0,
       heartbeatedSinceRegistration: false,
+      heartbeatedSinceFailover: false,
       blockReportCount: 0,
       blockContentsStale: true,
       commands: [],
@@ -53,11 +61,13 @@ export class BlockManager {
     return dn;
   }
 
-  /** A heartbeat; returns the commands for the node (or a request to register). */
-  handleHeartbeat(id) {
+  /** A heartbeat carrying the node's replica count; returns the commands for the node (or a request to register). */
+  handleHeartbeat(id, replicas) {
     const dn = this.datanodes.get(id);
     if (!dn || !dn.alive) return [{ type: 'register' }];
     dn.lastHeartbeat = this.rt.now();
+    dn.replicas = replicas;
+    dn.heartbeatedSinceFailover = true;
     if (!dn.heartbeatedSinceRegistration) {
       dn.heartbeatedSinceRegistration = true;
       if (dn.blockReportCount > 0) this.markFresh(dn);
@@ -69,6 +79,15 @@ export class BlockManager {
     if (!dn.blockContentsStale) return;
     dn.blockContentsStale = false;
     this.rt.log.info('block contents no longer stale', { dn: dn.id });
+  }
+
+  /** A standby became active: what it knows of every node's blocks may be out of date. */
+  markAllStale() {
+    for (const dn of this.datanodes.values()) {
+      dn.blockContentsStale = true;
+      dn.heartbeatedSinceFailover = false;
+    }
+    this.rt.log.info('marked all datanodes stale', { datanodes: this.datanodes.size });
   }
 
   /** HeartbeatManager: nodes silent for deadNodeMs are dead; their replicas no longer count. */
@@ -100,20 +119,10 @@ export class BlockManager {
     const dn = this.datanodes.get(id);
     if (!dn || !dn.alive) return false;
     const reported = new Set();
-    for (const r of blocks) {
-      const b = this.blocksMap.get(r.id);
-      if (!b) continue;
-      if (r.gs < b.gs) {
-        b.corrupt.add(id);
-        continue;
-      }
-      b.locations.add(id);
-      b.corrupt.delete(id);
-      reported.add(r.id);
-    }
+    for (const r of blocks) if (this.processReportedReplica(id, r.id, r.gs)) reported.add(r.id);
     for (const [blockId, b] of this.blocksMap) if (!reported.has(blockId)) b.locations.delete(id);
     dn.blockReportCount++;
-    if (dn.heartbeatedSinceRegistration) this.markFresh(dn);
+    if (dn.heartbeatedSinceFailover) this.markFresh(dn);
     this.rt.log.info('block report processed', { dn: id, blocks: reported.size, stale: dn.blockContentsStale });
     return true;
   }
@@ -121,21 +130,54 @@ export class BlockManager {
   /** An incremental report: one replica received or deleted. */
   blockReceived(id, blockId, gs) {
     const dn = this.datanodes.get(id);
-    const b = this.blocksMap.get(blockId);
-    if (!dn || !dn.alive || !b) return;
-    if (gs < b.gs) {
-      b.locations.delete(id);
-      b.corrupt.add(id);
-      this.rt.log.warn('corrupt replica', { block: blockId, dn: id, gs, blockGs: b.gs });
-      return;
-    }
-    b.locations.add(id);
-    b.corrupt.delete(id);
+    if (!dn || !dn.alive || !this.processReportedReplica(id, blockId, gs)) return;
     const p = this.pending.get(blockId);
     if (p) {
       p.targets = p.targets.filter((t) => t !== id);
       if (p.targets.length === 0) this.pending.delete(blockId);
     }
+  }
+
+  /**
+   * Checks a replica a node reported against its block; true when it counts as a location. A
+   * replica with an older generation stamp is corrupt. A standby that has not yet loaded the
+   * edits that explain a report (a block it does not know, another generation stamp) queues
+   * it and looks at it again once it has (HDFS's PendingDataNodeMessages).
+   */
+  processReportedReplica(id, blockId, gs) {
+    const b = this.blocksMap.get(blockId);
+    if (this.postponeBlocksFromFuture && (!b || gs !== b.gs)) {
+      this.queueReportedReplica(id, blockId, gs);
+      return false;
+    }
+    if (!b) return false;
+    if (gs < b.gs) {
+      b.locations.delete(id);
+      b.corrupt.add(id);
+      this.rt.log.warn('corrupt replica', { block: blockId, dn: id, gs, blockGs: b.gs });
+      return false;
+    }
+    b.locations.add(id);
+    b.corrupt.delete(id);
+    return true;
+  }
+
+  queueReportedReplica(id, blockId, gs) {
+    // A node's older reports of the replica no longer tell what it holds.
+    this.pendingDNMessages = this.pendingDNMessages.filter((m) => m.dn !== id || m.block !== blockId || m.gs > gs);
+    this.pendingDNMessages.push({ dn: id, block: blockId, gs });
+  }
+
+  /** Looks again at the postponed reports: after loading edits, and when becoming active. */
+  processQueuedReports() {
+    const queued = this.pendingDNMessages;
+    this.pendingDNMessages = [];
+    for (const m of queued) if (this.datanodes.get(m.dn)?.alive) this.processReportedReplica(m.dn, m.block, m.gs);
+  }
+
+  /** An incremental report: replicas the node deleted. */
+  blocksDeleted(id, blockIds) {
+    for (const blockId of blockIds) this.blocksMap.get(blockId)?.locations.delete(id);
   }
 
   addBlock(blockId, gs) {
@@ -184,7 +226,8 @@ export class BlockManager {
           this.postponed.add(blockId);
           continue;
         }
-        for (const d of live.slice(expected)) {
+        const fullest = [...live].sort((x, y) => this.datanodes.get(y).replicas - this.datanodes.get(x).replicas || x.localeCompare(y));
+        for (const d of fullest.slice(0, live.length - expected)) {
           b.locations.delete(d);
           this.datanodes.get(d).commands.push({ type: 'invalidate', blocks: [blockId] });
           this.rt.log.info('deleting excess replica', { block: blockId, dn: d, live: live.length, expected });
@@ -202,11 +245,12 @@ export class BlockManager {
         alive: d.alive,
         stale: d.blockContentsStale,
         blockReports: d.blockReportCount,
-        heartbeated: d.heartbeatedSinceRegistration,
+        heartbeated: d.heartbeatedSinceFailover,
       })),
       blocks: Object.fromEntries([...this.blocksMap].map(([id, b]) => [id, { gs: b.gs, locations: [...b.locations].sort(), corrupt: [...b.corrupt].sort() }])),
       pendingReplications: this.pending.size,
       postponedMisreplicated: this.postponed.size,
+      pendingDatanodeMessages: this.pendingDNMessages.length,
     };
   }
 }

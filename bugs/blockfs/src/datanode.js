@@ -1,9 +1,11 @@
-// datanode.js — a DataNode, after HDFS's DataNode, BPServiceActor and
-// DataXceiver. Replicas live on the node's disk (FsDataset). The service actor
-// heartbeats the NameNode every heartbeatMs and executes the commands that come
-// back (register, transfer a replica, delete replicas); after (re)registering it
-// sends a full block report, and again every blockReportIntervalMs. Received and
-// deleted replicas are reported one by one. Clients write a block through a
+// datanode.js — a DataNode, after HDFS's DataNode, BPOfferService,
+// BPServiceActor and DataXceiver. Replicas live on the node's disk (FsDataset).
+// One service actor per NameNode heartbeats it every heartbeatMs; the commands
+// that come back (transfer a replica, delete replicas) are executed when that
+// NameNode says it is the active one, and a request to register from any of
+// them. After (re)registering with a NameNode the actor sends it a full block
+// report, and again every blockReportIntervalMs. Received and deleted replicas
+// are reported one by one to every NameNode. Clients write a block through a
 // pipeline of DataNodes: each stores the replica, forwards it downstream and
 // acknowledges once the rest of the pipeline has. When a write's pipeline fails,
 // the client recovers it the same way: each DataNode left in the pipeline moves
@@ -11,7 +13,6 @@
 
 import { IpcClient, responder } from './ipc.js';
 
-const NN = 'nn';
 const DATASET = 'replicas';
 
 export class DataNode {
@@ -23,9 +24,13 @@ export class DataNode {
     this.blockReportIntervalMs = Number(rt.config.blockReportIntervalMs ?? 600000);
     /** @type {Record<string, { gs: number, data: string }>} */
     this.replicas = {};
-    this.registered = false;
-    this.registering = false;
-    this.lastBlockReport = 0;
+    /** @type {Record<string, { registered: boolean, registering: boolean, lastBlockReport: number }>} BPServiceActor by NameNode */
+    this.actors = Object.fromEntries(rt.nodes.filter((n) => n.startsWith('nn')).map((nn) => [nn, { registered: false, registering: false, lastBlockReport: 0 }]));
+  }
+
+  /** Sends an incremental report to every NameNode. */
+  notifyNamenodes(type, body) {
+    for (const nn of Object.keys(this.actors)) this.ipc.call(nn, type, body, 1000, () => {});
   }
 
   start() {
@@ -33,7 +38,7 @@ export class DataNode {
     this.rt.onMessage((msg) => this.onMessage(msg));
     this.rt.exposeState(() => this.status());
     this.rt.log.info('datanode started', { replicas: Object.keys(this.replicas).length });
-    this.register();
+    for (const nn of Object.keys(this.actors)) this.register(nn);
     const beat = () => {
       this.offerService();
       this.rt.setTimer(this.heartbeatMs, beat);
@@ -53,7 +58,7 @@ export class DataNode {
     if (cur && cur.gs > gs) return false;
     this.replicas[id] = { gs, data };
     this.persist();
-    this.ipc.call(NN, 'BlockReceived', { block: id, gs }, 1000, () => {});
+    this.notifyNamenodes('BlockReceived', { block: id, gs });
     return true;
   }
 
@@ -71,48 +76,61 @@ export class DataNode {
     r.gs = newGs;
     this.persist();
     this.rt.log.info('replica recovered', { block: id, gs: newGs });
-    this.ipc.call(NN, 'BlockReceived', { block: id, gs: newGs }, 1000, () => {});
+    this.notifyNamenodes('BlockReceived', { block: id, gs: newGs });
   }
 
   // ---- BPServiceActor ------------------------------------------------------
 
-  register() {
-    if (this.registering) return;
-    this.registering = true;
-    this.ipc.call(NN, 'RegisterDatanode', {}, 1000, (res) => {
-      this.registering = false;
+  register(nn) {
+    const a = this.actors[nn];
+    if (a.registering) return;
+    a.registering = true;
+    this.ipc.call(nn, 'RegisterDatanode', {}, 1000, (res) => {
+      a.registering = false;
       if (!res.ok) return;
-      this.registered = true;
-      this.rt.log.info('registered with namenode');
-      this.blockReport();
+      a.registered = true;
+      this.rt.log.info('registered with namenode', { nn });
+      this.blockReport(nn);
     });
   }
 
-  blockReport() {
-    this.lastBlockReport = this.rt.now();
+  blockReport(nn) {
+    const a = this.actors[nn];
+    a.lastBlockReport = this.rt.now();
     const blocks = Object.entries(this.replicas).map(([id, r]) => ({ id: Number(id), gs: r.gs }));
-    this.ipc.call(NN, 'BlockReport', { blocks }, 5000, (res) => {
+    this.ipc.call(nn, 'BlockReport', { blocks }, 5000, (res) => {
       if (res.error !== 'unregistered') return;
       // The NameNode does not know this node (any more): register again, which reports again.
-      this.registered = false;
-      this.register();
+      a.registered = false;
+      this.register(nn);
     });
   }
 
   offerService() {
-    if (!this.registered) return this.register();
-    this.ipc.call(NN, 'Heartbeat', { replicas: Object.keys(this.replicas).length }, 1000, (res) => {
-      if (res.ok) for (const cmd of res.commands ?? []) this.processCommand(cmd);
-    });
-    if (this.rt.now() - this.lastBlockReport >= this.blockReportIntervalMs) this.blockReport();
+    for (const [nn, a] of Object.entries(this.actors)) {
+      if (!a.registered) {
+        this.register(nn);
+        continue;
+      }
+      this.ipc.call(nn, 'Heartbeat', { replicas: Object.keys(this.replicas).length }, 1000, (res) => {
+        if (!res.ok) return;
+        for (const cmd of res.commands ?? []) {
+          if (cmd.type === 'register') this.reregister(nn);
+          else if (res.state === 'active') this.processCommand(cmd);
+        }
+      });
+      if (this.rt.now() - a.lastBlockReport >= this.blockReportIntervalMs) this.blockReport(nn);
+    }
+  }
+
+  reregister(nn) {
+    this.actors[nn].registered = false;
+    this.rt.log.info('namenode asked to re-register', { nn });
+    this.register(nn);
   }
 
   processCommand(cmd) {
     switch (cmd.type) {
-      case 'register':
-        this.registered = false;
-        this.rt.log.info('namenode asked to re-register');
-        return this.register();
       case 'transfer': {
         const r = this.replicas[cmd.block];
         if (!r) return;
@@ -126,6 +144,7 @@ export class DataNode {
         for (const id of cmd.blocks) delete this.replicas[id];
         this.persist();
         this.rt.log.info('deleted replicas', { blocks: cmd.blocks });
+        this.notifyNamenodes('BlockDeleted', { blocks: cmd.blocks });
         return;
       }
     }
@@ -178,7 +197,7 @@ export class DataNode {
   status() {
     return {
       id: this.rt.id,
-      registered: this.registered,
+      registered: Object.keys(this.actors).filter((nn) => this.actors[nn].registered),
       replicas: Object.fromEntries(Object.entries(this.replicas).map(([id, r]) => [id, r.gs])),
     };
   }

@@ -5,11 +5,21 @@
 // allocate blocks with a pipeline of targets, recover a failed pipeline (a new
 // generation stamp for the block, then the DataNodes that have it), complete
 // files, return block locations and change a file's replication.
+//
+// High availability, after HDFS's HA NameNodes: one NameNode is active, the
+// others are standbys. The active ships every namespace edit to the standbys
+// (HDFS's shared edit log), which load them every tailEditsPeriodMs (the
+// EditLogTailer), and all of them before becoming active; DataNodes register, heartbeat
+// and report their blocks to every NameNode but take commands only from the
+// active one. A standby refuses client calls and schedules no replication work;
+// TransitionToActive (haadmin -transitionToActive, once the old active is
+// fenced) makes it the active one.
 
 import { BlockManager } from './blockmanager.js';
 import { IpcClient, responder } from './ipc.js';
 
 const FSIMAGE = 'fsimage';
+const CLIENT_CALLS = new Set(['Create', 'AddBlock', 'UpdateBlockForPipeline', 'UpdatePipeline', 'Complete', 'GetBlockLocations', 'SetReplication', 'Fsck']);
 
 export class NameNode {
   /** @param {DDBench.NodeRuntime} rt the node runtime */
@@ -18,8 +28,13 @@ export class NameNode {
     this.ipc = new IpcClient(rt);
     this.defaultReplication = Number(rt.config.replication ?? 3);
     this.replicationIntervalMs = Number(rt.config.replicationIntervalMs ?? 200);
-    /** @type {{ files: Record<string, { replication: number, blocks: Array<{ id: number, gs: number }>, complete: boolean }>, nextBlockId: number, genStamp: number }} */
-    this.ns = { files: {}, nextBlockId: 1000, genStamp: 1 };
+    /** @type {{ files: Record<string, { replication: number, blocks: Array<{ id: number, gs: number }>, complete: boolean }>, nextBlockId: number, genStamp: number, txid: number }} */
+    this.ns = { files: {}, nextBlockId: 1000, genStamp: 1, txid: 0 };
+    this.haState = rt.id === String(rt.config.activeNameNode ?? 'nn') ? 'active' : 'standby';
+    this.peers = rt.nodes.filter((n) => n.startsWith('nn') && n !== rt.id);
+    this.tailEditsPeriodMs = Number(rt.config.tailEditsPeriodMs ?? 1000);
+    /** The newest namespace the active shipped that this standby has not loaded yet. */
+    this.journal = null;
     /** @type {Map<number, string>} block id -> file */
     this.blockFile = new Map();
     this.bm = new BlockManager(rt, (id) => {
@@ -27,31 +42,78 @@ export class NameNode {
       if (f && !f.complete) return null;
       return f?.replication ?? this.defaultReplication;
     });
+    this.bm.postponeBlocksFromFuture = this.haState === 'standby';
   }
 
   start() {
     const image = this.rt.disk.read(FSIMAGE);
     if (image) this.ns = JSON.parse(image);
-    for (const [path, f] of Object.entries(this.ns.files)) {
-      for (const b of f.blocks) {
-        this.blockFile.set(b.id, path);
-        this.bm.addBlock(b.id, b.gs);
-      }
-    }
+    this.loadBlocks();
     this.rt.onMessage((msg) => this.onMessage(msg));
     this.rt.exposeState(() => this.status());
     const monitor = () => {
       this.bm.heartbeatCheck();
-      this.bm.computeReplicationWork();
+      if (this.haState === 'active') this.bm.computeReplicationWork();
       this.rt.setTimer(this.replicationIntervalMs, monitor);
     };
     this.rt.setTimer(this.replicationIntervalMs, monitor);
-    this.rt.log.info('namenode started', { files: Object.keys(this.ns.files).length, blocks: this.blockFile.size });
+    const tailer = () => {
+      if (this.haState === 'standby') this.tailEdits();
+      this.rt.setTimer(this.tailEditsPeriodMs, tailer);
+    };
+    this.rt.setTimer(this.tailEditsPeriodMs, tailer);
+    this.rt.log.info('namenode started', { state: this.haState, files: Object.keys(this.ns.files).length, blocks: this.blockFile.size });
+  }
+
+  /** Puts every block of the namespace in the blocks map, at its generation stamp. */
+  loadBlocks() {
+    for (const [path, f] of Object.entries(this.ns.files)) {
+      for (const b of f.blocks) {
+        this.blockFile.set(b.id, path);
+        const known = this.bm.blocksMap.get(b.id);
+        if (!known) this.bm.addBlock(b.id, b.gs);
+        else if (known.gs !== b.gs) {
+          // setGenerationStampAndVerifyReplicas: replicas are counted again once reported at the new stamp.
+          known.gs = b.gs;
+          known.locations.clear();
+        }
+      }
+    }
   }
 
   saveNamespace() {
+    this.ns.txid++;
     this.rt.disk.write(FSIMAGE, JSON.stringify(this.ns));
     this.rt.disk.sync();
+    for (const peer of this.peers) this.ipc.call(peer, 'JournalEdits', { ns: this.ns }, 1000, () => {});
+  }
+
+  /** The EditLogTailer: loads the edits shipped since the last tail, then the reports they explain. */
+  tailEdits() {
+    const ns = this.journal;
+    this.journal = null;
+    if (ns && ns.txid > this.ns.txid) {
+      this.ns = ns;
+      this.rt.disk.write(FSIMAGE, JSON.stringify(this.ns));
+      this.rt.disk.sync();
+      this.loadBlocks();
+      this.rt.log.info('loaded edits', { txid: ns.txid });
+    }
+    this.bm.processQueuedReports();
+  }
+
+  /** The standby becomes active (HDFS's startActiveServices). */
+  transitionToActive() {
+    if (this.haState === 'active') return;
+    this.tailEdits();
+    this.haState = 'active';
+    this.bm.postponeBlocksFromFuture = false;
+    this.rt.log.info('transitioned to active', { txid: this.ns.txid });
+    // processAllPendingDNMessages: what is still queued is judged as the active NameNode judges it.
+    this.bm.processQueuedReports();
+    this.bm.markAllStale();
+    // processMisReplicatedBlocks: a scan of every block right away.
+    this.bm.computeReplicationWork();
   }
 
   onMessage(msg) {
@@ -59,17 +121,28 @@ export class NameNode {
     const reply = responder(this.rt, msg);
     const b = msg.body ?? {};
     const from = msg.from;
+    if (this.haState === 'standby' && CLIENT_CALLS.has(msg.type)) return reply({ ok: false, error: 'standby' });
     switch (msg.type) {
+      // HAServiceProtocol and the shared edits
+      case 'TransitionToActive':
+        this.transitionToActive();
+        return reply({ ok: true });
+      case 'JournalEdits':
+        if (this.haState === 'standby' && b.ns.txid > (this.journal ?? this.ns).txid) this.journal = b.ns;
+        return reply({ ok: true });
       // DatanodeProtocol
       case 'RegisterDatanode':
         this.bm.registerDatanode(from);
         return reply({ ok: true });
       case 'Heartbeat':
-        return reply({ ok: true, commands: this.bm.handleHeartbeat(from) });
+        return reply({ ok: true, state: this.haState, commands: this.bm.handleHeartbeat(from, Number(b.replicas ?? 0)) });
       case 'BlockReport':
         return reply(this.bm.processReport(from, b.blocks ?? []) ? { ok: true } : { ok: false, error: 'unregistered' });
       case 'BlockReceived':
         this.bm.blockReceived(from, Number(b.block), Number(b.gs));
+        return reply({ ok: true });
+      case 'BlockDeleted':
+        this.bm.blocksDeleted(from, (b.blocks ?? []).map(Number));
         return reply({ ok: true });
       // ClientProtocol
       case 'Create': {
@@ -180,6 +253,6 @@ export class NameNode {
   }
 
   status() {
-    return { id: this.rt.id, namespace: this.ns, ...this.bm.report(), ...this.fsck() };
+    return { id: this.rt.id, haState: this.haState, namespace: this.ns, ...this.bm.report(), ...this.fsck() };
   }
 }

@@ -3,17 +3,23 @@
 // NameNode's block map with what the DataNodes really store.
 import { ScenarioClient, connectWith, poll, retry, running } from '../../../lib/scenario-lib.mjs';
 
-const RETRY = new Set(['timeout', 'down', 'not yet replicated', 'no datanodes']);
+const RETRY = new Set(['timeout', 'down', 'standby', 'not yet replicated', 'no datanodes']);
+const NAMENODES = ['nn', 'nn2'];
 
 export class DfsClient extends ScenarioClient {
   constructor(t, client) {
     super(t, client, { timeoutMs: 1000, skipDown: true });
+    this.namenode = NAMENODES[0];
   }
 
-  /** Retries a NameNode call until it succeeds or timeoutMs passes. */
+  /**
+   * Retries a NameNode call until it succeeds or timeoutMs passes; a NameNode that is down or
+   * standby sends the call to the other one (ConfiguredFailoverProxyProvider).
+   */
   nn(type, body, timeoutMs = 15000) {
     const attempt = async () => {
-      const r = await this.send('nn', type, body, 3000);
+      const r = await this.send(this.namenode, type, body, 3000);
+      if (['timeout', 'down', 'standby'].includes(r.error)) this.namenode = NAMENODES[(NAMENODES.indexOf(this.namenode) + 1) % NAMENODES.length];
       return r.ok || !RETRY.has(r.error) ? { done: r } : { again: r };
     };
     return retry(this.t, attempt, { timeoutMs, everyMs: 100 });
@@ -100,12 +106,12 @@ export async function waitForDatanodes(t, dfs, n = 4, timeoutMs = 30000) {
 }
 
 /**
- * Compares the NameNode's block map with the replicas the running DataNodes hold.
+ * Compares the block map of NameNode `namenode` with the replicas the running DataNodes hold.
  * Returns per block: the expected replication, the NameNode's live locations, and the real
  * holders of a replica with the block's generation stamp.
  */
-export async function census(t) {
-  const nn = await t.state('nn').catch(() => null);
+export async function census(t, namenode = 'nn') {
+  const nn = await t.state(namenode).catch(() => null);
   const replicas = {};
   for (const dn of running(t, DATANODES)) {
     const s = await t.state(dn).catch(() => null);
@@ -123,7 +129,7 @@ export async function census(t) {
   return blocks;
 }
 
-/** Polls the census until `pred(blocks)` holds or timeoutMs passes; returns the last census. */
-export async function waitForCensus(t, pred, timeoutMs = 15000) {
-  return (await poll(t, () => census(t), { timeoutMs, everyMs: 200, done: pred })).value;
+/** Polls the census (of NameNode `namenode`) until `pred(blocks)` holds or timeoutMs passes; returns the last census. */
+export async function waitForCensus(t, pred, timeoutMs = 15000, namenode = 'nn') {
+  return (await poll(t, () => census(t, namenode), { timeoutMs, everyMs: 200, done: pred })).value;
 }
