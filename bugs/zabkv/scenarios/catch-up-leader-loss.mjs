@@ -42,6 +42,8 @@ export default {
     t.check('the two remaining servers elect a leader', second !== null);
     t.check('they serve', (await zk.waitServing([F, G], 30000)) !== null, { status: await zk.statusAll([F, G]) });
     for (let i = 0; i < 3; i++) await create(`/c${i}`, `x${i}`);
+    const before = await zk.read(F, '/b54');
+    t.check('the follower that caught up serves the batch', before.ok === true && before.found === true && before.data === 'w54', { node: F, before });
 
     await t.kill(F);
     await t.restart(F);
