@@ -3,7 +3,8 @@
 // ACKEPOCH), is brought up to date by syncWithLeader (DIFF, TRUNC or SNAP,
 // then proposals and commits, NEWLEADER, UPTODATE) and then follows the
 // broadcast: each PROPOSAL is logged before it is ACKed, each COMMIT applied
-// to the tree. Writes from its clients are forwarded to the leader as REQUEST;
+// to the tree. A SNAP replaces the tree in memory, and the snapshot is written
+// at NEWLEADER; the other txns of a sync are applied once they are logged. Writes from its clients are forwarded to the leader as REQUEST;
 // reads are served from the local tree.
 
 import { hexZxid } from './zkdatabase.js';
@@ -20,10 +21,12 @@ export class Follower {
     this.phase = 'connect';
     this.serving = false;
     this.newEpoch = null;
-    /** proposals received while syncing, not yet committed */
-    this.packetsNotCommitted = [];
+    /** DIFF, TRUNC or SNAP, from the leader's first sync packet until NEWLEADER (QuorumPeer's syncMode) */
+    this.syncMode = null;
     /** proposals received while syncing, not yet in the txn log */
-    this.unlogged = [];
+    this.packetsNotLogged = [];
+    /** zxids committed while syncing, applied once their proposals are logged */
+    this.packetsCommitted = [];
     /** logged proposals waiting for their COMMIT */
     this.pendingTxns = [];
     this.cxid = 0;
@@ -57,6 +60,8 @@ export class Follower {
 
   shutdown() {
     this.timer?.cancel();
+    // A SNAP sync left before NEWLEADER replaced the tree in memory only: go back to what is on disk.
+    if (this.syncMode === 'SNAP') this.zk.loadDataBase();
     this.serving = false;
     for (const done of this.pending.values()) done({ ok: false, error: 'connection loss' });
     this.pending.clear();
@@ -92,13 +97,16 @@ export class Follower {
       case 'LEADERINFO':
         return this.leaderInfo(body.newEpoch);
       case 'DIFF':
+        this.syncMode = 'DIFF';
         return this.rt.log.info('sync mode', { mode: 'DIFF', leaderMax: hexZxid(body.zxid) });
       case 'TRUNC': {
+        this.syncMode = 'TRUNC';
         const last = this.zk.truncateLog(body.zxid);
         return this.rt.log.info('sync mode', { mode: 'TRUNC', truncatedTo: hexZxid(body.zxid), lastZxid: hexZxid(last) });
       }
       case 'SNAP': {
-        const last = this.zk.restoreSnapshot(body.snapshot);
+        this.syncMode = 'SNAP';
+        const last = this.zk.deserializeSnapshot(body.snapshot);
         return this.rt.log.info('sync mode', { mode: 'SNAP', lastZxid: hexZxid(last) });
       }
       case 'PROPOSAL':
@@ -133,8 +141,7 @@ export class Follower {
 
   proposal(txn) {
     if (this.phase === 'sync') {
-      this.packetsNotCommitted.push(txn);
-      this.unlogged.push(txn);
+      this.packetsNotLogged.push(txn);
       return;
     }
     this.logRequests([txn]);
@@ -142,7 +149,14 @@ export class Follower {
   }
 
   commit(zxid) {
-    const queue = this.phase === 'sync' ? this.packetsNotCommitted : this.pendingTxns;
+    if (this.phase !== 'sync') return this.apply(this.pendingTxns, zxid);
+    // The snapshot written at NEWLEADER covers what a SNAP sync applies; other txns wait for the log.
+    if (this.syncMode === 'SNAP') return this.apply(this.packetsNotLogged, zxid);
+    this.packetsCommitted.push(zxid);
+  }
+
+  /** Applies the txn at the head of queue, which must be the one committed. */
+  apply(queue, zxid) {
     if (queue.length === 0 || queue[0].zxid !== zxid) {
       this.rt.log.warn('commit for an unexpected zxid', { zxid: hexZxid(zxid), expected: queue[0] ? hexZxid(queue[0].zxid) : null });
       return this.peer.goLooking('out of order commit');
@@ -158,20 +172,29 @@ export class Follower {
   }
 
   newLeader(zxid) {
-    this.zk.append(this.unlogged);
-    this.zk.commit();
-    this.unlogged = [];
+    if (this.syncMode === 'SNAP') this.zk.takeSnapshot();
+    this.syncMode = null;
+    this.logSynced();
     this.peer.setCurrentEpoch(this.newEpoch);
     this.rt.log.info('NEWLEADER', { epoch: this.newEpoch, lastZxid: hexZxid(this.zk.tree.lastProcessedZxid) });
     this.send('ACK', { zxid });
   }
 
+  /** Writes the proposals received while syncing to the txn log, then applies those already committed. Returns the txns it logged. */
+  logSynced() {
+    const txns = this.packetsNotLogged;
+    this.zk.append(txns);
+    this.zk.commit();
+    this.pendingTxns.push(...txns);
+    this.packetsNotLogged = [];
+    for (const zxid of this.packetsCommitted) this.apply(this.pendingTxns, zxid);
+    this.packetsCommitted = [];
+    return txns;
+  }
+
   upToDate() {
     this.phase = 'broadcast';
-    this.logRequests(this.unlogged);
-    this.unlogged = [];
-    this.pendingTxns = this.packetsNotCommitted;
-    this.packetsNotCommitted = [];
+    for (const txn of this.logSynced()) this.send('ACK', { zxid: txn.zxid });
     this.serving = true;
     this.rt.log.info('UPTODATE: serving', { leader: this.leader, epoch: this.newEpoch, lastZxid: hexZxid(this.zk.tree.lastProcessedZxid) });
   }

@@ -66,7 +66,7 @@ export class QuorumPeer {
     if (this.state !== 'LOOKING' || reason === 'startup') this.rt.log.info('LOOKING', { reason });
     this.state = 'LOOKING';
     this.currentVote = null;
-    this.zkDb.loadDataBase();
+    this.zkDb.fastForwardDataBase();
     this.election.lookForLeader();
   }
 

@@ -1,9 +1,11 @@
 // zkdatabase.js — after ZooKeeper's ZKDatabase, DataTree and FileTxnSnapLog:
 // the in-memory tree of znodes, the transaction log on disk, the snapshot, and
 // the committedLog the leader syncs learners from. On load the snapshot is
-// restored and every logged transaction after it is replayed. Every snapCount
-// committed transactions the tree is snapshotted and the log entries the
-// snapshot covers are purged (ZooKeeper's snapshot plus autopurge).
+// restored and every logged transaction after it is replayed; after that the
+// tree stays in memory across elections, and fastForwardDataBase applies
+// whatever the log holds beyond it. Every snapCount committed transactions the
+// tree is snapshotted and the log entries the snapshot covers are purged
+// (ZooKeeper's snapshot plus autopurge).
 
 const LOG = 'log';
 const SNAPSHOT = 'snapshot';
@@ -112,11 +114,11 @@ export class ZKDatabase {
   }
 
   get minCommittedLog() {
-    return this.committedLog.length ? this.committedLog[0].zxid : this.snapshotZxid;
+    return this.committedLog.length ? this.committedLog[0].zxid : this.tree.lastProcessedZxid;
   }
 
   get maxCommittedLog() {
-    return this.committedLog.length ? this.committedLog[this.committedLog.length - 1].zxid : this.snapshotZxid;
+    return this.committedLog.length ? this.committedLog[this.committedLog.length - 1].zxid : this.tree.lastProcessedZxid;
   }
 
   /** Restores the snapshot and replays the log after it. Returns the last zxid. */
@@ -131,6 +133,17 @@ export class ZKDatabase {
       this.committedLog.push(txn);
     }
     this.txnsSinceSnapshot = this.committedLog.length;
+    return this.tree.lastProcessedZxid;
+  }
+
+  /** Applies the logged txns the tree does not hold yet (ZKDatabase.fastForwardDataBase). Returns the last zxid. */
+  fastForwardDataBase() {
+    for (const txn of this.readLog()) {
+      if (txn.zxid <= this.tree.lastProcessedZxid) continue;
+      this.tree.processTxn(txn);
+      this.committedLog.push(txn);
+      this.txnsSinceSnapshot += 1;
+    }
     return this.tree.lastProcessedZxid;
   }
 
@@ -178,6 +191,7 @@ export class ZKDatabase {
     this.disk.write(LOG, kept.map((t) => JSON.stringify(t) + '\n').join(''));
     this.disk.sync();
     this.snapshotZxid = snap.zxid;
+    this.committedLog = this.committedLog.filter((t) => t.zxid > snap.zxid);
     this.txnsSinceSnapshot = 0;
     this.log.info('snapshot', { zxid: hexZxid(snap.zxid), znodes: this.tree.nodes.size - 1, keptInLog: kept.length });
   }
@@ -190,11 +204,11 @@ export class ZKDatabase {
     return this.loadDataBase();
   }
 
-  /** Replaces everything with the leader's snapshot. */
-  restoreSnapshot(snap) {
-    this.disk.write(SNAPSHOT, JSON.stringify(snap));
-    this.disk.write(LOG, '');
-    this.disk.sync();
-    return this.loadDataBase();
+  /** Replaces the tree with the leader's snapshot, in memory only (ZKDatabase.deserializeSnapshot). Returns its zxid. */
+  deserializeSnapshot(snap) {
+    this.tree = DataTree.deserialize(snap);
+    this.committedLog = [];
+    this.txnsSinceSnapshot = 0;
+    return this.tree.lastProcessedZxid;
   }
 }
