@@ -146,7 +146,7 @@ export class JetStream {
       ...this.brief(),
       vote: n.vote || null,
       pindex: n.pindex(),
-      pterm: n.pterm(),
+      pterm: n.pterm,
       stream: { name: this.mset.name, ...this.mset.state(), hash: this.mset.hash() },
       msgIds: this.mset.lastSeq <= 2000 ? [...this.mset.msgs.values()].map((m) => m.msgId) : null,
       consumers: [...this.consumers.values()].map((c) => c.info()),
