@@ -42,6 +42,7 @@ export class Raft {
     this.applied = 0;
     this.state = Follower;
     this.leader = '';
+    this.leaderFloor = 0;
     this.votes = new Set();
     /** @type {Map<string, { next: number, match: number, lastSeen: number }>} */
     this.peerState = new Map();
@@ -152,7 +153,7 @@ export class Raft {
     this.rt.log.info('switched to leader', { term: this.term, pindex: this.pindex(), commit: this.commit });
     this.sm.stateChanged();
     // An entry of our own term lets us commit everything before it.
-    this.propose({ op: 'leader', id: this.id });
+    this.leaderFloor = this.propose({ op: 'leader', id: this.id });
   }
 
   // ---- messages ------------------------------------------------------------
@@ -291,7 +292,11 @@ export class Raft {
     return true;
   }
 
+  /**
+   * Leader completeness (nats-server#6485): a new leader serves requests only once it has applied
+   * everything its log held when it was elected, so the stream and dedupe map it answers from are whole.
+   */
   isLeader() {
-    return this.state === Leader;
+    return this.state === Leader && this.applied >= this.leaderFloor;
   }
 }
