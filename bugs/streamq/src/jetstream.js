@@ -3,6 +3,8 @@
 // proposals on the stream's group; committed entries are applied to the
 // stream and its consumers on every member, and the leader answers the
 // publisher (a PubAck with the stream sequence) once the entry is applied.
+// Publishes with a Nats-Msg-Id are checked against the dedupe map on the
+// leader before they are proposed (processClusteredInboundMsg).
 
 import { Consumer } from './consumer.js';
 import { FileStore } from './filestore.js';
@@ -14,7 +16,7 @@ export class JetStream {
   constructor(rt) {
     this.rt = rt;
     this.fs = new FileStore(rt);
-    this.mset = new Stream(String(rt.config.stream ?? 'ORDERS'));
+    this.mset = new Stream(String(rt.config.stream ?? 'ORDERS'), Number(rt.config.duplicateWindowMs ?? 120000));
     /** @type {Map<string, Consumer>} */
     this.consumers = new Map();
     this.node = new Raft(rt, this.fs, {
@@ -41,7 +43,7 @@ export class JetStream {
       case 'Status':
         return reply({ ok: true, ...this.brief() });
       case 'Publish':
-        return this.propose(reply, { op: 'msg', subject: String(req.subject), data: String(req.data ?? ''), msgId: req.msgId ? String(req.msgId) : null });
+        return this.processClusteredInboundMsg(reply, String(req.subject), String(req.data ?? ''), req.msgId ? String(req.msgId) : null);
       case 'StreamInfo':
         return this.leaderOnly(reply, () => reply({ ok: true, stream: this.mset.name, state: this.mset.state() }));
       case 'GetMsg': {
@@ -73,6 +75,22 @@ export class JetStream {
     fn();
   }
 
+  processClusteredInboundMsg(reply, subject, data, msgId) {
+    if (!this.node.isLeader()) return reply(this.notLeader());
+    const ts = this.rt.now();
+    if (msgId) {
+      const dde = this.mset.checkMsgId(msgId, ts);
+      if (dde) {
+        // A msg ID still in flight has no sequence to answer with yet.
+        if (dde.seq > 0) return reply({ ok: true, stream: this.mset.name, seq: dde.seq, duplicate: true });
+        return reply({ ok: false, error: 'duplicate message conflict' });
+      }
+      // Staged with sequence 0 until the entry is applied.
+      this.mset.storeMsgId({ id: msgId, seq: 0, ts });
+    }
+    this.propose(reply, { op: 'msg', subject, data, msgId, ts });
+  }
+
   propose(done, data) {
     if (!this.node.isLeader()) return done(this.notLeader());
     const index = this.node.propose(data);
@@ -91,6 +109,9 @@ export class JetStream {
   }
 
   stateChanged() {
+    // Publishes staged under the old leadership either made it into the log, and are recorded when
+    // applied, or were never stored: let their retries through.
+    this.mset.clearInflightMsgIds();
     if (this.node.isLeader()) return;
     const waiting = [...this.pending.values()];
     this.pending.clear();
@@ -104,9 +125,9 @@ export class JetStream {
     let result = { ok: true };
     switch (d.op) {
       case 'msg': {
-        const r = this.mset.processJetStreamMsg(d);
-        result = { ok: true, stream: this.mset.name, seq: r.seq, duplicate: r.duplicate };
-        this.rt.log.info('stored msg', { index: e.index, term: e.term, seq: r.seq, msgId: d.msgId, duplicate: r.duplicate });
+        const seq = this.mset.processJetStreamMsg(d);
+        result = { ok: true, stream: this.mset.name, seq, duplicate: false };
+        this.rt.log.info('stored msg', { index: e.index, term: e.term, seq, msgId: d.msgId });
         break;
       }
       case 'delivered':
@@ -146,7 +167,7 @@ export class JetStream {
       ...this.brief(),
       vote: n.vote || null,
       pindex: n.pindex(),
-      pterm: n.pterm(),
+      pterm: n.pterm,
       stream: { name: this.mset.name, ...this.mset.state(), hash: this.mset.hash() },
       msgIds: this.mset.lastSeq <= 2000 ? [...this.mset.msgs.values()].map((m) => m.msgId) : null,
       consumers: [...this.consumers.values()].map((c) => c.info()),

@@ -34,12 +34,15 @@ export class Raft {
     const { entries, term, vote } = wal.load();
     /** @type {Array<{ index: number, term: number, data: any }>} */
     this.log = entries;
+    /** The term of our last entry (NATS's n.pterm), kept beside the log so an AppendEntry at our tail needs no load. */
+    this.pterm = this.termAt(this.pindex());
     this.term = term;
     this.vote = vote;
     this.commit = 0; // learned again from the leader after a restart
     this.applied = 0;
     this.state = Follower;
     this.leader = '';
+    this.leaderFloor = 0;
     this.votes = new Set();
     /** @type {Map<string, { next: number, match: number, lastSeen: number }>} */
     this.peerState = new Map();
@@ -47,7 +50,7 @@ export class Raft {
   }
 
   start() {
-    this.rt.log.info('raft started', { term: this.term, vote: this.vote || null, pindex: this.pindex(), pterm: this.pterm() });
+    this.rt.log.info('raft started', { term: this.term, vote: this.vote || null, pindex: this.pindex(), pterm: this.pterm });
     const loop = () => {
       this.tick();
       this.rt.setTimer(50, loop);
@@ -61,10 +64,6 @@ export class Raft {
     return this.log.length;
   }
 
-  pterm() {
-    return this.termAt(this.pindex());
-  }
-
   termAt(index) {
     if (index === 0) return 0;
     return this.log[index - 1]?.term;
@@ -72,6 +71,21 @@ export class Raft {
 
   entryAt(index) {
     return this.log[index - 1];
+  }
+
+  /** Appends entries to the log and the WAL, and moves pterm to the last one. */
+  storeEntries(entries) {
+    if (entries.length === 0) return;
+    this.log.push(...entries);
+    this.pterm = entries[entries.length - 1].term;
+    this.wal.storeEntries(entries);
+  }
+
+  /** Drops the entry at index and everything after it. */
+  truncateWAL(index) {
+    this.rt.log.info('truncating log', { from: index, pindex: this.pindex(), applied: this.applied });
+    this.log.length = index - 1;
+    this.pterm = this.termAt(this.pindex());
   }
 
   setTerm(term, vote) {
@@ -114,7 +128,7 @@ export class Raft {
     this.leader = leader;
     this.resetElectionTimeout();
     if (was !== Follower || changedLeader) {
-      this.rt.log.info('switched to follower', { term: this.term, leader: leader || null, pindex: this.pindex(), commit: this.commit });
+      this.rt.log.info('switched to follower', { term: this.term, leader: leader || null, pindex: this.pindex(), pterm: this.pterm, commit: this.commit });
       this.sm.stateChanged();
     }
   }
@@ -125,8 +139,8 @@ export class Raft {
     this.setTerm(this.term + 1, this.id);
     this.votes = new Set([this.id]);
     this.resetElectionTimeout();
-    this.rt.log.info('switched to candidate', { term: this.term, pindex: this.pindex(), pterm: this.pterm() });
-    for (const p of this.peers) this.send(p, 'VoteRequest', { term: this.term, lastTerm: this.pterm(), lastIndex: this.pindex(), candidate: this.id });
+    this.rt.log.info('switched to candidate', { term: this.term, pindex: this.pindex(), pterm: this.pterm });
+    for (const p of this.peers) this.send(p, 'VoteRequest', { term: this.term, lastTerm: this.pterm, lastIndex: this.pindex(), candidate: this.id });
   }
 
   switchToLeader() {
@@ -139,7 +153,7 @@ export class Raft {
     this.rt.log.info('switched to leader', { term: this.term, pindex: this.pindex(), commit: this.commit });
     this.sm.stateChanged();
     // An entry of our own term lets us commit everything before it.
-    this.propose({ op: 'leader', id: this.id });
+    this.leaderFloor = this.propose({ op: 'leader', id: this.id });
   }
 
   // ---- messages ------------------------------------------------------------
@@ -163,7 +177,7 @@ export class Raft {
 
   processVoteRequest(from, m) {
     if (m.term > this.term) this.switchToFollower(m.term, '');
-    const upToDate = m.lastTerm > this.pterm() || (m.lastTerm === this.pterm() && m.lastIndex >= this.pindex());
+    const upToDate = m.lastTerm > this.pterm || (m.lastTerm === this.pterm && m.lastIndex >= this.pindex());
     const granted = m.term === this.term && (this.vote === '' || this.vote === m.candidate) && upToDate;
     if (granted) {
       this.setTerm(this.term, m.candidate);
@@ -188,25 +202,21 @@ export class Raft {
     if (ae.term > this.term || this.state !== Follower || this.leader !== from) this.switchToFollower(ae.term, from);
     this.resetElectionTimeout();
 
-    if (ae.pindex > this.pindex() || this.termAt(ae.pindex) !== ae.pterm) {
-      // Our log does not hold the leader's previous entry: back up.
+    // The leader's previous entry is our last one when index and term both match; otherwise look
+    // the entry up in the log.
+    if ((ae.pindex !== this.pindex() || ae.pterm !== this.pterm) && (ae.pindex > this.pindex() || this.termAt(ae.pindex) !== ae.pterm)) {
+      // Our log does not hold the leader's previous entry: the leader catches us up from our last entry, or from before the mismatch.
       const hint = Math.min(this.pindex(), ae.pindex - 1);
       this.rt.log.debug('append entry mismatch', { from, pindex: ae.pindex, pterm: ae.pterm, ours: this.termAt(ae.pindex) ?? null });
       this.send(from, 'AppendEntryResponse', { term: this.term, index: hint, success: false });
       return;
     }
-    const fresh = [];
     for (const e of ae.entries) {
       const have = this.termAt(e.index);
       if (have === e.term) continue;
-      if (have !== undefined) {
-        this.rt.log.info('truncating log', { from: e.index, pindex: this.pindex(), applied: this.applied });
-        this.log.length = e.index - 1;
-      }
-      this.log.push(e);
-      fresh.push(e);
+      if (have !== undefined) this.truncateWAL(e.index);
+      this.storeEntries([e]);
     }
-    this.wal.storeEntries(fresh);
     this.wal.flush();
     const last = ae.pindex + ae.entries.length;
     this.send(from, 'AppendEntryResponse', { term: this.term, index: last, success: true });
@@ -237,6 +247,9 @@ export class Raft {
     const ps = this.peerState.get(to);
     const pindex = ps.next - 1;
     const entries = this.log.slice(pindex, pindex + maxAppendEntries);
+    // Sent entries count as on their way: later sends (and heartbeats) go on from them, and a
+    // follower that lacks them answers with its last index, from which we catch it up.
+    ps.next = pindex + entries.length + 1;
     this.send(to, 'AppendEntry', { term: this.term, leader: this.id, pindex, pterm: this.termAt(pindex), commit: this.commit, entries });
   }
 
@@ -263,8 +276,7 @@ export class Raft {
   propose(data) {
     if (this.state !== Leader) return 0;
     const e = { index: this.pindex() + 1, term: this.term, data };
-    this.log.push(e);
-    this.wal.storeEntries([e]);
+    this.storeEntries([e]);
     this.wal.flush();
     for (const [p, ps] of this.peerState) if (ps.next === e.index) this.sendAppendEntry(p);
     if (this.peers.length === 0) this.checkCommit();
@@ -280,7 +292,11 @@ export class Raft {
     return true;
   }
 
+  /**
+   * Leader completeness (nats-server#6485): a new leader serves requests only once it has applied
+   * everything its log held when it was elected, so the stream and dedupe map it answers from are whole.
+   */
   isLeader() {
-    return this.state === Leader;
+    return this.state === Leader && this.applied >= this.leaderFloor;
   }
 }

@@ -2,7 +2,8 @@
 // LEADER at the highest term; publishes carry a Nats-Msg-Id, so a retry is stored once.
 import { LeaderClient, connectWith, poll, running, states } from '../../../lib/scenario-lib.mjs';
 
-const RETRYABLE = new Set(['not leader', 'leader changed', 'timeout']);
+// A publish still in flight answers its retries with a conflict until it is stored: keep retrying.
+const RETRYABLE = new Set(['not leader', 'leader changed', 'timeout', 'duplicate message conflict']);
 
 export class StreamClient extends LeaderClient {
   constructor(t, client) {
