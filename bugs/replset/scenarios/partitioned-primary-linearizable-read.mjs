@@ -8,7 +8,8 @@ export default {
     'both secondaries (clients still reach every member). Once the other two have elected a new primary, x = 1 is ' +
     'written there with w:majority, and x is read with readConcern linearizable from the old primary and from the ' +
     'new one. A linearizable read that succeeds must return 1. After the heal the set must take a w:majority write, ' +
-    'converge and serve a linearizable read of the latest value.',
+    'converge and serve a linearizable read of the latest value. Then the same with a primary that is paused while ' +
+    'it is cut off, and read from as soon as it resumes.',
   timeoutMs: 60000,
   config: { priorities: { n1: 2, n2: 2, n3: 2 } },
   async run(t) {
@@ -43,5 +44,36 @@ export default {
     const p = await c.findPrimary(10000);
     const last = p ? await c.find(p.me, 'x', 'linearizable', 6000) : null;
     t.check('the primary serves a linearizable read of the latest value after the heal', last?.ok === true && last.v === 1, { last });
+
+    // Second round: the primary stalls (a long pause) while it is cut off, and answers as soon as it wakes.
+    const stalled = p.me;
+    const rest = t.nodes.filter((n) => n !== stalled);
+    await t.pause(stalled);
+    t.partition([[stalled], rest]);
+    t.note('primary paused and cut off', { primary: stalled });
+    const third = await primaryAfter(t, c, rest, p.term, 20000);
+    t.check('the other two elect a new primary while the old one is paused', third !== null, { third });
+    const w2 = await c.insert('x', 2);
+    t.check('w:majority insert is acknowledged on the newest primary', w2.ok === true, { w2 });
+    await t.resume(stalled);
+    const fromStalled = await c.find(stalled, 'x', 'linearizable', 8000);
+    t.note('linearizable read on the primary that was paused', { fromStalled });
+    t.check('a linearizable read on the paused primary fails or returns the acknowledged value', fromStalled.ok !== true || fromStalled.v === 2, { fromStalled });
+    t.heal();
+    const end = await c.insert('after-pause', 1);
+    t.check('the set takes a w:majority write after the pause', end.ok === true, { end });
+    const conv2 = await converge(t, 8000);
+    t.check('the set converges after the pause', conv2.ok && conv2.states.length === 3, { states: conv2.states.map(brief) });
   },
 };
+
+/** The primary among `among` once one reports a term above `term`, or null after timeoutMs. */
+async function primaryAfter(t, c, among, term, timeoutMs) {
+  const d = t.deadline(timeoutMs);
+  while (!d.expired) {
+    const found = await c.findPrimary(1000, among);
+    if (found && found.term > term) return found;
+    await t.sleep(100);
+  }
+  return null;
+}
