@@ -87,11 +87,8 @@ export class Mongod {
     switch (type) {
       case 'insert':
         return this.insert(req, reply);
-      case 'find': {
-        const id = String(req._id);
-        const v = req.readConcern === 'majority' ? this.readCommitted(id) : this.docs.get(id);
-        return reply({ ok: true, found: v !== undefined, v: v ?? null, state: this.repl.state });
-      }
+      case 'find':
+        return this.find(req, reply);
       case 'isMaster':
         return reply({ ok: true, ismaster: this.repl.state === PRIMARY, secondary: this.repl.state !== PRIMARY, primary: this.repl.primaryId, term: this.repl.term, me: this.rt.id });
       case 'replSetGetStatus':
@@ -134,6 +131,25 @@ export class Mongod {
     this.rt.log.info('insert', { _id: String(req._id), opTime, w: wc.w ?? 1 });
     if (wc.w !== 'majority') return reply({ ok: true, n: 1, opTime });
     this.repl.awaitReplication(opTime, Number(wc.wtimeout ?? this.defaultWTimeoutMs), (res) => reply({ ...res, n: res.ok ? 1 : 0, opTime }));
+  }
+
+  /** find { _id, readConcern: "local" | "majority" | "linearizable" } — one document by _id. */
+  find(req, reply) {
+    const id = String(req._id);
+    if (req.readConcern !== 'linearizable') {
+      const v = req.readConcern === 'majority' ? this.readCommitted(id) : this.docs.get(id);
+      return reply({ ok: true, found: v !== undefined, v: v ?? null, state: this.repl.state });
+    }
+    if (this.repl.state !== PRIMARY) {
+      return reply({ ok: false, error: 'NotWritablePrimary', errmsg: 'linearizable reads are served by the primary only', primary: this.repl.primaryId });
+    }
+    const v = this.docs.get(id);
+    // The read counts only once a write made after it is majority committed in our term:
+    // then no other primary can have taken writes the read missed.
+    const opTime = this.appendLocal({ op: 'n', o: { msg: 'linearizable read' } });
+    this.repl.awaitReplication(opTime, this.defaultWTimeoutMs, (res) =>
+      reply(res.ok ? { ok: true, found: v !== undefined, v: v ?? null, state: this.repl.state } : res),
+    );
   }
 
   brief() {

@@ -29,8 +29,8 @@ export class MongoClient extends LeaderClient {
     return this.toLeader('insert', { _id, v, writeConcern }, { timeoutMs, tryMs, retryable: RETRYABLE, redirect: (r) => r.primary, none: { ok: false, error: 'no primary' } });
   }
 
-  find(node, _id, readConcern = 'local') {
-    return this.send(node, 'find', { _id, readConcern }, 1000);
+  find(node, _id, readConcern = 'local', timeoutMs = 1000) {
+    return this.send(node, 'find', { _id, readConcern }, timeoutMs);
   }
 }
 

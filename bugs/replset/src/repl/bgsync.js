@@ -50,6 +50,7 @@ export class BackgroundSync {
     const timer = this.rt.setTimer(this.fetchTimeoutMs, () => {
       if (this.inFlight?.reqId !== reqId) return;
       this.rt.log.info('oplog fetcher timed out, choosing a new sync source', { syncSource: this.syncSource });
+      this.denylist.set(this.syncSource, this.repl.steadyNow() + this.repl.electionTimeoutMs);
       this.inFlight = null;
       this.syncSource = null;
     });
@@ -57,7 +58,11 @@ export class BackgroundSync {
     this.rt.send(this.syncSource, 'find', { reqId, term: this.repl.term, lastFetched: this.lastFetched(), limit: BATCH_LIMIT });
   }
 
-  /** The primary if it is ahead of us, otherwise the member furthest ahead. */
+  /**
+   * The primary if it is ahead of us, otherwise the member furthest ahead. As in MongoDB's
+   * TopologyCoordinator::chooseNewSyncSource, "ahead" is read from the heartbeats' applied
+   * timestamps.
+   */
   chooseNewSyncSource() {
     const now = this.repl.steadyNow();
     const mine = this.lastFetched();
@@ -66,8 +71,8 @@ export class BackgroundSync {
       if ((this.denylist.get(id) ?? 0) > now) continue;
       if (now - m.lastHeartbeat > this.repl.electionTimeoutMs) continue;
       if (m.state !== PRIMARY && m.state !== SECONDARY) continue;
-      if (compareOpTime(m.appliedOpTime, mine) <= 0) continue;
-      if (!best || (m.state === PRIMARY && best.m.state !== PRIMARY) || (best.m.state !== PRIMARY && compareOpTime(m.appliedOpTime, best.m.appliedOpTime) > 0)) {
+      if (m.appliedOpTime.ts <= mine.ts) continue;
+      if (!best || (m.state === PRIMARY && best.m.state !== PRIMARY) || (best.m.state !== PRIMARY && m.appliedOpTime.ts > best.m.appliedOpTime.ts)) {
         best = { id, m };
       }
     }
