@@ -4,7 +4,7 @@
 // serves the client RPCs and the replica verbs.
 
 import { ColumnFamilyStore, cellOf } from './column-family-store.js';
-import { Gossiper, STATUS, TOKENS, isDeadState, maxVersion, statusOf } from './gossiper.js';
+import { Gossiper, STATUS, TOKENS, generationNumber, isDeadState, maxVersion, statusOf } from './gossiper.js';
 import { StorageProxy } from './storage-proxy.js';
 import { TokenMetadata, initialTokens } from './token-metadata.js';
 
@@ -33,7 +33,7 @@ export class StorageService {
   /** Gossip starts under a new generation: one more than the last one used, persisted first. */
   startGossiping() {
     const local = JSON.parse(this.rt.disk.read('system.local') ?? '{}');
-    const generation = Math.max((local.generation ?? 0) + 1, Math.floor(this.rt.now() / 1000));
+    const generation = Math.max((local.generation ?? 0) + 1, generationNumber(this.rt));
     this.rt.disk.write('system.local', JSON.stringify({ generation }));
     this.rt.disk.sync();
     this.gossiper.start(generation, { [TOKENS]: this.tokenMetadata.getTokens(this.rt.id), [STATUS]: 'NORMAL' });
