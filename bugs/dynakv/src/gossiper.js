@@ -31,6 +31,11 @@ export function isDeadState(st) {
   return statusOf(st).startsWith('removed');
 }
 
+/** The generation a node takes when it starts gossiping now: seconds since the epoch. */
+export function generationNumber(rt) {
+  return Math.floor(rt.now() / 1000);
+}
+
 export function isShutdown(st) {
   return statusOf(st) === 'shutdown';
 }
@@ -47,6 +52,8 @@ export class Gossiper {
     this.intervalMs = Number(rt.config.gossipIntervalMs ?? 200);
     this.convictMs = Number(rt.config.convictMs ?? 3000);
     this.quarantineDelayMs = Number(rt.config.quarantineDelayMs ?? 2000);
+    /** how far ahead (seconds) a peer's generation may be before it is not believed */
+    this.maxGenerationDifference = Number(rt.config.maxGenerationDifferenceS ?? 3600);
     this.seeds = /** @type {string[]} */ (rt.config.seeds ?? rt.nodes.slice(0, 2));
     /** @type {Map<string, {generation: number, version: number, appStates: Record<string, {value: any, version: number}>, alive: boolean, updateTimestamp: number}>} */
     this.endpointStateMap = new Map();
@@ -196,6 +203,12 @@ export class Gossiper {
       }
       const local = this.endpointStateMap.get(ep);
       if (!local || remote.generation > local.generation) {
+        // Measured against the generation this node would take if it restarted now, so a long uptime is no drift.
+        if (remote.generation > generationNumber(this.rt) + this.maxGenerationDifference) {
+          // Some peer has corrupted memory, or a clock far ahead: do not believe it.
+          this.rt.log.warn('received an invalid gossip generation for peer', { endpoint: ep, localGeneration: local?.generation ?? null, receivedGeneration: remote.generation });
+          continue;
+        }
         this.handleMajorStateChange(ep, remote, local);
       } else if (remote.generation === local.generation && maxVersion(remote) > maxVersion(local)) {
         this.applyNewStates(ep, local, remote);

@@ -1,6 +1,9 @@
 // storage-proxy.js — after Cassandra's StorageProxy and HintedHandOffManager:
 // the coordinator side of writes and reads at a consistency level (ONE, QUORUM,
-// ALL), hints for replicas that are down or do not answer, and read repair.
+// ALL), hints for replicas that are down or do not answer, and read repair. A
+// deletion is written like any other value, as a tombstone cell.
+
+import { isTombstone, reconcile } from './column-family-store.js';
 
 export function blockFor(cl, rf) {
   if (cl === 'ONE') return 1;
@@ -20,7 +23,7 @@ export class StorageProxy {
     this.lastTimestamp = 0;
     /** @type {Map<string, any>} handlers of writes and reads in flight, by id */
     this.pending = new Map();
-    /** @type {Map<string, {key: string, value: string, timestamp: number}[]>} hints by target endpoint */
+    /** @type {Map<string, {key: string, value: string | null, timestamp: number, deletedAt?: number}[]>} hints by target endpoint */
     this.hints = new Map();
   }
 
@@ -36,27 +39,29 @@ export class StorageProxy {
 
   // ---- writes ----
 
+  /** Writes `value` (null: deletes the key, writing a tombstone) at consistency `cl`. */
   mutate(key, value, cl, done) {
     const replicas = this.service.tokenMetadata.naturalEndpoints(key, this.rf);
     const live = replicas.filter((ep) => this.service.gossiper.isAlive(ep));
     const need = blockFor(cl, this.rf);
     if (live.length < need) return done({ ok: false, error: 'unavailable', required: need, alive: live.length, replicas });
     const timestamp = this.timestamp();
-    for (const ep of replicas) if (!live.includes(ep)) this.writeHint(ep, key, value, timestamp);
+    const cell = value === null ? { value: null, timestamp, deletedAt: this.rt.now() } : { value, timestamp };
+    for (const ep of replicas) if (!live.includes(ep)) this.writeHint(ep, key, cell);
     const id = this.nextId();
     const h = { acks: new Set(), need, done, finished: false };
     this.pending.set(id, h);
     for (const ep of live) {
       if (ep === this.rt.id) {
-        this.service.cfs.apply(key, value, timestamp);
+        this.service.cfs.apply(key, cell);
         this.onMutationResp(ep, { id });
       } else {
-        this.rt.send(ep, 'Mutation', { id, key, value, timestamp });
+        this.rt.send(ep, 'Mutation', { id, key, ...cell });
       }
     }
     this.rt.setTimer(this.writeTimeoutMs, () => {
       this.pending.delete(id);
-      for (const ep of live) if (!h.acks.has(ep)) this.writeHint(ep, key, value, timestamp);
+      for (const ep of live) if (!h.acks.has(ep)) this.writeHint(ep, key, cell);
       if (!h.finished) {
         h.finished = true;
         done({ ok: false, error: 'timeout', acks: h.acks.size, required: need });
@@ -80,9 +85,9 @@ export class StorageProxy {
 
   // ---- hints ----
 
-  writeHint(ep, key, value, timestamp) {
+  writeHint(ep, key, cell) {
     if (!this.hints.has(ep)) this.hints.set(ep, []);
-    this.hints.get(ep).push({ key, value, timestamp });
+    this.hints.get(ep).push({ key, ...cell });
   }
 
   /** Replays the hints held for an endpoint that came back. */
@@ -142,19 +147,19 @@ export class StorageProxy {
     if (h.responses.size < h.need) return;
     h.finished = true;
     const newest = this.readRepair(h);
-    h.done(newest ? { ok: true, found: true, value: newest.value, timestamp: newest.timestamp } : { ok: true, found: false });
+    h.done(newest && !isTombstone(newest) ? { ok: true, found: true, value: newest.value, timestamp: newest.timestamp } : { ok: true, found: false });
   }
 
-  /** Sends the newest cell to every replica that answered with an older one. */
+  /** Sends the newest cell (a tombstone too) to every replica that answered with an older one. */
   readRepair(h) {
     let newest = null;
-    for (const c of h.responses.values()) if (c && (!newest || c.timestamp > newest.timestamp)) newest = c;
+    for (const c of h.responses.values()) newest = reconcile(newest, c);
     if (!newest) return null;
     for (const [ep, c] of h.responses) {
-      if (c && c.timestamp >= newest.timestamp) continue;
+      if (c && reconcile(c, newest) === c) continue;
       this.rt.log.debug('read repair', { endpoint: ep, key: h.key });
-      if (ep === this.rt.id) this.service.cfs.apply(h.key, newest.value, newest.timestamp);
-      else this.rt.send(ep, 'Mutation', { id: this.nextId(), key: h.key, value: newest.value, timestamp: newest.timestamp });
+      if (ep === this.rt.id) this.service.cfs.apply(h.key, newest);
+      else this.rt.send(ep, 'Mutation', { id: this.nextId(), key: h.key, ...newest });
       h.responses.set(ep, newest);
     }
     return newest;

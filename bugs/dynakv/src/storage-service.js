@@ -3,8 +3,8 @@
 // state changes from gossip (NORMAL joins the ring, removed leaves it), and
 // serves the client RPCs and the replica verbs.
 
-import { ColumnFamilyStore } from './column-family-store.js';
-import { Gossiper, STATUS, TOKENS, isDeadState, maxVersion, statusOf } from './gossiper.js';
+import { ColumnFamilyStore, cellOf } from './column-family-store.js';
+import { Gossiper, STATUS, TOKENS, generationNumber, isDeadState, maxVersion, statusOf } from './gossiper.js';
 import { StorageProxy } from './storage-proxy.js';
 import { TokenMetadata, initialTokens } from './token-metadata.js';
 
@@ -25,15 +25,15 @@ export class StorageService {
     this.rt.exposeState(() => this.state());
     for (const [ep, tokens] of Object.entries(this.loadPeers())) this.tokenMetadata.updateNormalTokens(tokens, ep);
     this.tokenMetadata.updateNormalTokens(initialTokens(this.rt.id, this.numTokens), this.rt.id);
-    const replayed = this.cfs.replay();
+    const { sstables, replayed } = this.cfs.open();
     const generation = this.startGossiping();
-    this.rt.log.info('node started', { generation, peers: this.tokenMetadata.endpoints().length - 1, replayed });
+    this.rt.log.info('node started', { generation, peers: this.tokenMetadata.endpoints().length - 1, sstables, replayed });
   }
 
   /** Gossip starts under a new generation: one more than the last one used, persisted first. */
   startGossiping() {
     const local = JSON.parse(this.rt.disk.read('system.local') ?? '{}');
-    const generation = Math.max((local.generation ?? 0) + 1, Math.floor(this.rt.now() / 1000));
+    const generation = Math.max((local.generation ?? 0) + 1, generationNumber(this.rt));
     this.rt.disk.write('system.local', JSON.stringify({ generation }));
     this.rt.disk.sync();
     this.gossiper.start(generation, { [TOKENS]: this.tokenMetadata.getTokens(this.rt.id), [STATUS]: 'NORMAL' });
@@ -111,8 +111,17 @@ export class StorageService {
         return reply({ ok: true, ...this.status() });
       case 'Put':
         return this.proxy.mutate(String(req.key), String(req.value), String(req.cl ?? 'QUORUM'), reply);
+      case 'Delete':
+        return this.proxy.mutate(String(req.key), null, String(req.cl ?? 'QUORUM'), reply);
       case 'Get':
         return this.proxy.read(String(req.key), String(req.cl ?? 'QUORUM'), reply);
+      case 'GetEndpoints':
+        return reply({ ok: true, endpoints: this.tokenMetadata.naturalEndpoints(String(req.key), this.proxy.rf) });
+      case 'Flush':
+        return reply({ ok: true, generation: this.cfs.flush() });
+      case 'Compact':
+        this.cfs.majorCompaction();
+        return reply({ ok: true, sstables: this.cfs.describe() });
       case 'RemoveNode':
         return reply(this.removeNode(String(req.node)));
       case 'StopGossiping':
@@ -129,7 +138,7 @@ export class StorageService {
   onPeerMessage(from, type, body) {
     switch (type) {
       case 'Mutation':
-        this.cfs.apply(body.key, body.value, body.timestamp);
+        this.cfs.apply(body.key, cellOf(body));
         return this.rt.send(from, 'MutationResp', { id: body.id });
       case 'MutationResp':
         return this.proxy.onMutationResp(from, body);
@@ -173,10 +182,10 @@ export class StorageService {
 
   state() {
     const kv = {};
-    let n = 0;
-    for (const [k, c] of this.cfs.memtable) {
-      if (n++ >= 1000) break;
-      kv[k] = c.value;
+    let keyCount = 0;
+    for (const [k, c] of this.cfs.merged()) {
+      if (c.value === null) continue;
+      if (keyCount++ < 1000) kv[k] = c.value;
     }
     const gossip = {};
     for (const [ep, st] of this.gossiper.endpointStateMap) {
@@ -194,8 +203,12 @@ export class StorageService {
       gossip,
       quarantine: [...this.gossiper.justRemovedEndpoints.keys()],
       gossipEnabled: this.gossiper.isEnabled(),
-      keyCount: this.cfs.memtable.size,
+      smp: this.cfs.smp,
+      keyCount,
       dataHash: this.cfs.hash(),
+      tombstones: this.cfs.tombstoneCount(),
+      memtable: this.cfs.memtable.size,
+      sstables: this.cfs.describe(),
       kv,
     };
   }

@@ -15,6 +15,21 @@ export class DkvClient extends ScenarioClient {
     return this.send(node, 'Get', { key, cl });
   }
 
+  del(node, key, cl = 'QUORUM') {
+    return this.send(node, 'Delete', { key, cl });
+  }
+
+  flush(node) {
+    return this.send(node, 'Flush', {});
+  }
+
+  /** Flushes every node, in turn. */
+  async flushAll(nodes = this.t.nodes) {
+    const replies = [];
+    for (const n of nodes) replies.push(await this.flush(n));
+    return replies;
+  }
+
   status(node) {
     return this.send(node, 'Status', {}, 1000);
   }
@@ -32,6 +47,27 @@ export class DkvClient extends ScenarioClient {
   }
 }
 
+/** The partitioner's token of a key (32-bit FNV-1a) and so the shard of a node that holds it. */
+export function shardOf(key, smp) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % smp;
+}
+
+/** `n` keys `prefix/i` of each shard: an array per shard. */
+export function keysByShard(prefix, n, smp) {
+  const out = Array.from({ length: smp }, () => []);
+  for (let i = 0; out.some((ks) => ks.length < n); i++) {
+    const k = `${prefix}/${i}`;
+    const s = shardOf(k, smp);
+    if (out[s].length < n) out[s].push(k);
+  }
+  return out;
+}
+
 export const connect = (t, name) => connectWith(DkvClient, t, name);
 
-export const brief = (s) => pick(s, ['id', 'generation', 'ring', 'live', 'unreachable', 'hints', 'keyCount', 'dataHash']);
+export const brief = (s) => pick(s, ['id', 'generation', 'ring', 'live', 'unreachable', 'hints', 'keyCount', 'dataHash', 'tombstones', 'sstables']);
