@@ -27,7 +27,7 @@ export const timelineOptions = options(
       new Option('--format <format>', 'read every file as this format instead of detecting it (events, router, text, shiviz, otlp, chrome)'),
       new Option('--regex <regex>', 'regex with named groups (host, event, clock, ts, level) for plain-text logs'),
       new Option('--delimiter <regex>', 'ShiViz execution delimiter (a matching line starts a new execution)'),
-      new Option('--execution <label>', 'which execution of a multi-execution ShiViz log to read'),
+      new Option('--execution <label-or-number>', 'which execution of a multi-execution ShiViz log to read: its label, or its number from 1'),
       new Option('--title <title>', 'title of the HTML page'),
     ],
     z
@@ -38,7 +38,11 @@ export const timelineOptions = options(
         format: z.enum(InputFormat, { error: `--format must be one of ${InputFormat.join(', ')}` }).optional(),
         regex: z.string().optional(),
         delimiter: z.string().optional(),
-        execution: z.string().optional(),
+        // Digits are a position: labels come from the delimiter's trace group, and a number is what a person counts.
+        execution: z
+          .string()
+          .transform((v) => (/^[0-9]+$/.test(v) ? Number(v) : v))
+          .optional(),
         title: z.string().optional(),
       })
       .refine((o) => o.export === undefined || o.compare === undefined, '--compare applies to --html only; export one run at a time'),

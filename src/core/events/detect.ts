@@ -28,14 +28,18 @@ function formatOfJsonObject(value: Record<string, unknown>): InputFormat {
 /**
  * Tells a file's format from its first bytes: JSON flavours by their first object's
  * keys, ShiViz logs by their header or by the default two-line layout, other text
- * only when the caller has a regex for it.
+ * only when the caller has a regex for it. With a regex the file is never taken for
+ * JSON: only a ShiViz header still counts (its own regex yields to the caller's).
  */
 export function detectFormat(file: string, haveRegex: boolean): InputFormat {
   const text = head(file);
   const start = text.trimStart();
   if (start === '') return 'events';
-  if (start.startsWith('[')) return 'chrome';
   const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  const shivizHeader = /\(\?<host>/.test(lines[0]) && /\(\?<(event|ddbench)>/.test(lines[0]);
+  // A regex means a text log: log lines often start with `[` or `{` (`[12:00:01] n1 ...`), which sniffing would take for JSON.
+  if (haveRegex) return shivizHeader ? 'shiviz' : 'text';
+  if (start.startsWith('[')) return 'chrome';
   if (start.startsWith('{')) {
     const firstLine = lines.find((l) => l.trim() !== '') ?? '';
     try {
@@ -48,8 +52,7 @@ export function detectFormat(file: string, haveRegex: boolean): InputFormat {
     }
     return 'events';
   }
-  if (/\(\?<host>/.test(lines[0]) && /\(\?<(event|ddbench)>/.test(lines[0])) return 'shiviz';
-  if (haveRegex) return 'text';
+  if (shivizHeader) return 'shiviz';
   const defaultRegex = new RegExp(SHIVIZ_DEFAULT_REGEX, 'm');
   const nonBlank = lines.filter((l) => l.trim() !== '');
   if (nonBlank.length >= 2 && new RegExp(`^${defaultRegex.source}`).test(`${nonBlank[0]}\n${nonBlank[1]}`)) return 'shiviz';

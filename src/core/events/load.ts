@@ -10,7 +10,7 @@ import { readOtlpJson } from './formats/otlp';
 import { readRouterJsonl } from './formats/router';
 import { readShivizHeader } from './formats/shiviz';
 import { readTextLog, SHIVIZ_DEFAULT_REGEX } from './formats/text';
-import type { EventStore, InputFormat } from './store';
+import type { EventStore, InputFormat, SourceReport } from './store';
 
 export interface LoadOptions {
   /** Read every file given directly as this format instead of detecting it. */
@@ -117,10 +117,51 @@ async function readInput(input: TimelineInput, format: InputFormat, sink: Source
   }
 }
 
+const FORMAT_NAMES: Record<InputFormat, string> = {
+  events: 'DDBench events JSONL',
+  router: 'router records',
+  text: 'a plain-text log',
+  shiviz: 'a ShiViz log',
+  otlp: 'OTLP JSON',
+  chrome: 'a Chrome trace',
+};
+
+/** What to try instead when a file read as `format` gave no events. */
+function remedy(format: InputFormat, opts: LoadOptions): string {
+  switch (format) {
+    case 'text':
+    case 'shiviz':
+      return opts.execution === undefined
+        ? 'check that the regex matches whole records (named groups host and event, clock for vector clocks)'
+        : 'check that the regex matches whole records and that the chosen execution holds some';
+    case 'chrome':
+      return "if this is a text log, give a regex (--regex '^(?<host>\\S+) (?<event>.*)$'); a Chrome trace needs events with ph, ts and pid";
+    case 'otlp':
+      return 'OTLP JSON needs resourceSpans or resourceLogs with spans or log records';
+    default:
+      return "if this is a text log, give a regex (--regex '^(?<host>\\S+) (?<event>.*)$'), or choose the format (--format events, router, text, shiviz, otlp, chrome)";
+  }
+}
+
+/**
+ * A non-empty file that gave no events was misread or is not a timeline: saying so
+ * beats an empty picture that looks like a quiet run. Router files are exempt (every
+ * record may already be in the events), and so are empty files (a live run that has
+ * not logged yet).
+ */
+function checkNotEmpty(source: SourceReport, store: EventStore, opts: LoadOptions): void {
+  if (source.events > 0 || source.format === 'router' || fs.statSync(source.file).size === 0) return;
+  const bad = store.bad.find((b) => b.file === source.file);
+  const why = source.bad > 0 && bad !== undefined ? ` (${source.bad} unreadable, e.g. line ${bad.line}: ${bad.error})` : '';
+  const notes = source.notes.length > 0 ? `; ${source.notes.join('; ')}` : '';
+  throw new UserError(`${source.file}: read as ${FORMAT_NAMES[source.format]}: no events${why}${notes}; ${remedy(source.format, opts)}`);
+}
+
 /**
  * Reads the inputs (see resolveInputs) into one event store. Bad lines are in the
- * store's report, never fatal. Router records are read last, so the steps that the
- * event files already show are known and not added twice.
+ * store's report, never fatal, unless a non-empty file gave no event at all.
+ * Router records are read last, so the steps that the event files already show are
+ * known and not added twice.
  */
 export async function loadTimeline(inputs: readonly string[], opts: LoadOptions = {}): Promise<EventStore> {
   const builder = new EventStoreBuilder(opts.epochOriginUs);
@@ -130,5 +171,7 @@ export async function loadTimeline(inputs: readonly string[], opts: LoadOptions 
     if (input.note !== undefined) sink.note(input.note);
     await readInput(input, input.format, sink, opts);
   }
-  return builder.build();
+  const store = builder.build();
+  for (const source of store.sources) checkNotEmpty(source, store, opts);
+  return store;
 }

@@ -22,7 +22,20 @@ export interface Axis {
 
 export function timeAxis(store: EventStore): Axis {
   const { ts } = store;
-  return { name: 'time', x: ts, order: undefined, sorted: ts, extent: extentOf(ts), at: (t) => t };
+  return { name: 'time', x: ts, order: undefined, sorted: ts, extent: timeExtent(store), at: (t) => t };
+}
+
+/**
+ * From the first event to the last moment anything is seen: a span drawn from its
+ * start may end after every later event starts, and the first view, Fit and zoom-out
+ * must show it whole.
+ */
+function timeExtent(store: EventStore): [number, number] {
+  const { ts, dur } = store;
+  if (ts.length === 0) return [0, 1];
+  let end = ts[ts.length - 1];
+  for (let i = 0; i < ts.length; i++) if (ts[i] + dur[i] > end) end = ts[i] + dur[i];
+  return [ts[0], end];
 }
 
 const SEND = kindCode('send');

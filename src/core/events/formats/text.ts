@@ -225,8 +225,14 @@ export async function readTextLog(file: string, sink: SourceSink, opts: TextLogO
     while (pending.length >= parser.lines && matchFirst(false));
   });
   drain();
-  if (executions.length > 1 || opts.execution !== undefined) {
-    const names = executions.map((label, i) => `${i + 1}${label === '' ? '' : ` (${label})`}`).join(', ');
+  const names = executions.map((label, i) => `${i + 1}${label === '' ? '' : ` (${label})`}`).join(', ');
+  const wanted = opts.execution;
+  // A missing execution would read as an empty log; naming the ones there are is the fix.
+  if (wanted !== undefined && !(typeof wanted === 'number' ? wanted >= 1 && wanted <= executions.length : executions.includes(wanted))) {
+    const which = typeof wanted === 'number' ? `no execution ${wanted} (numbers start at 1)` : `no execution labelled ${JSON.stringify(wanted)}`;
+    throw new UserError(`${file} has ${which}; it holds ${executions.length === 0 ? 'no executions' : `${executions.length}: ${names}`}${delimiter === undefined ? ' (without a delimiter the log is one execution)' : ''}`);
+  }
+  if (executions.length > 1 || wanted !== undefined) {
     sink.note(`the log holds ${executions.length} execution(s): ${names}; read ${JSON.stringify(opts.execution ?? 1)} (one timeline shows one execution; choose with the execution option, a label or a number)`);
   }
 }
