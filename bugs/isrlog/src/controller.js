@@ -3,7 +3,10 @@
 // partition leader from the live ISR (no unclean election), bumps the leader
 // epoch on every leader or controller-side ISR change, and sends LeaderAndIsr
 // to the replicas. Leaders report ISR shrink/expand with AlterIsr. An admin
-// may move leadership to another in-sync replica (ElectLeaders).
+// may move leadership to another in-sync replica (ElectLeaders). The node also
+// hosts the transaction coordinator (coordinator.js).
+
+import { TransactionCoordinator } from './coordinator.js';
 
 const STATE = 'partition-state';
 
@@ -19,6 +22,7 @@ export class KafkaController {
     const saved = rt.disk.read(STATE);
     /** @type {{ leader: string | null, leaderEpoch: number, isr: string[] }} */
     this.state = saved ? JSON.parse(saved) : { leader: null, leaderEpoch: -1, isr: [...this.replicas] };
+    this.txnCoordinator = new TransactionCoordinator(rt, () => this.state.leader);
   }
 
   start() {
@@ -30,6 +34,7 @@ export class KafkaController {
       this.rt.setTimer(100, loop);
     };
     this.rt.setTimer(100, loop);
+    this.txnCoordinator.start();
   }
 
   live() {
@@ -59,7 +64,7 @@ export class KafkaController {
         return reply({ ok: true, ...this.state });
       }
       default:
-        return reply({ ok: false, error: `unknown request ${type}` });
+        if (!this.txnCoordinator.handle(type, req, reply)) reply({ ok: false, error: `unknown request ${type}` });
     }
   }
 
