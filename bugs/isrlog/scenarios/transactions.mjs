@@ -6,7 +6,7 @@ export default {
   description:
     'Two transactional producers interleave: one commits, the other aborts, and a plain produce lands between ' +
     'their records; a read_committed consumer sees nothing of a transaction until it commits and never an aborted ' +
-    'record. One producer then runs transactions back to back, commits one across an admin leader move, and a new ' +
+    'record. One producer then runs transactions back to back, commits one left open for 5 s across an admin leader move, and a new ' +
     'instance of the other fences the old one (its open transaction is aborted, its later produce and commit are ' +
     'refused). Every committed record is read back in order and every broker holds the same log.',
   timeoutMs: 150000,
@@ -56,6 +56,9 @@ export default {
     // A transaction that spans an admin leader move.
     ok('a transaction begins', await a.begin());
     ok('a transactional produce is acknowledged', await a.produce('d1', 'x'));
+    await t.sleep(5000);
+    const slow = await lc.consumeCommitted();
+    t.check('read_committed sees nothing of a transaction left open for a while', slow.ok && slow.records.map((r) => r.key).join() === visible.join(), { read: slow.records.map((r) => r.key), visible });
     const target = lc.brokers().find((n) => n !== first.leader);
     const moved = await lc.send('controller', 'ElectLeaders', { broker: target });
     t.check('leadership moves to another in-sync broker', moved.ok === true && moved.leader === target, { moved });
