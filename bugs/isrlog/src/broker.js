@@ -1,7 +1,7 @@
 // broker.js — after Kafka's KafkaServer and KafkaApis: registers with the
 // controller and keeps its session alive with heartbeats, routes requests to
 // the partition (Produce with acks=all, Fetch from followers and consumers,
-// OffsetsForLeaderEpoch, LeaderAndIsr from the controller, WriteTxnMarkers from
+// OffsetsForLeaderEpoch, LeaderAndIsr and StopReplica from the controller, WriteTxnMarkers from
 // the transaction coordinator), checks the ISR,
 // and checkpoints the high watermark every hwCheckpointMs.
 
@@ -44,6 +44,9 @@ export class KafkaServer {
     switch (type) {
       case 'LeaderAndIsr':
         if (from === this.controller) p.becomeLeaderOrFollower(req);
+        return;
+      case 'StopReplica':
+        if (from === this.controller) p.stopReplica(req);
         return;
       case 'FetchResp':
       case 'OffsetsForLeaderEpochResp':

@@ -47,8 +47,9 @@ export class Partition {
 
   // ---- LeaderAndIsr ----------------------------------------------------------------
 
-  becomeLeaderOrFollower({ leader, leaderEpoch, isr }) {
+  becomeLeaderOrFollower({ leader, leaderEpoch, isr, replicas }) {
     if (leaderEpoch < this.leaderEpoch) return; // stale controller request
+    if (replicas) this.replicas = [...replicas];
     if (leader === this.rt.id) this.makeLeader(leaderEpoch, isr);
     else if (this.makeFollower(leader, leaderEpoch)) this.fetcher.addPartition(leader, leaderEpoch);
   }
@@ -76,6 +77,25 @@ export class Partition {
     this.failDelayed('NOT_LEADER_FOR_PARTITION');
     this.rt.log.info('became follower', { leader, leaderEpoch, oldLeader, oldEpoch, logEndOffset: this.log.logEndOffset(), highWatermark: this.highWatermark });
     return oldLeader !== leader || oldEpoch !== leaderEpoch;
+  }
+
+  /** StopReplica: the broker no longer hosts the partition; with deletePartition its copy is deleted. */
+  stopReplica({ leaderEpoch, deletePartition }) {
+    if (leaderEpoch <= this.leaderEpoch) {
+      this.rt.log.warn('ignoring stale StopReplica', { leaderEpoch, currentLeaderEpoch: this.leaderEpoch });
+      return;
+    }
+    this.fetcher.removePartition();
+    this.failDelayed('NOT_LEADER_FOR_PARTITION');
+    this.rt.log.info('stopping replica', { leaderEpoch, oldEpoch: this.leaderEpoch, deletePartition: deletePartition === true, logEndOffset: this.log.logEndOffset() });
+    this.leaderReplicaIdOpt = null;
+    this.leaderEpoch = leaderEpoch;
+    this.isr = [];
+    if (deletePartition === true) {
+      this.log.truncateTo(0);
+      this.highWatermark = 0;
+      this.log.checkpointHighWatermark(0);
+    }
   }
 
   failDelayed(error) {

@@ -44,6 +44,12 @@ export class LogClient extends ScenarioClient {
     return r.ok ? r.value : null;
   }
 
+  /** AlterPartitionReassignments: the partition's replicas become `replicas`; retried while the controller has no eligible leader. */
+  async reassign(replicas, timeoutMs = 5000) {
+    const r = await poll(this.t, () => this.send(CONTROLLER, 'AlterPartitionReassignments', { replicas }), { timeoutMs, everyMs: 100, done: (res) => res.ok || res.error === 'INVALID_REPLICA_ASSIGNMENT' });
+    return r.value;
+  }
+
   /** acks=all produce, retried on leader changes until timeoutMs. */
   produce(key, value, { timeoutMs = 8000, tryMs = 2000 } = {}) {
     const attempt = async () => {
