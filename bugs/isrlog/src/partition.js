@@ -122,7 +122,8 @@ export class Partition {
   /** Asks the coordinator whether the producer's transaction is ongoing and holds this partition, then appends. */
   verifyTransaction(transactionalId, rec, done) {
     const { producerId, producerEpoch } = rec;
-    const guard = {};
+    // Produces racing to open the same transaction share one guard.
+    const guard = this.verificationGuards.get(producerId) ?? {};
     this.verificationGuards.set(producerId, guard);
     const reqId = `${this.rt.id}-v${++this.verifySeq}`;
     const finish = (res) => {
