@@ -1,7 +1,8 @@
 // broker.js — after Kafka's KafkaServer and KafkaApis: registers with the
 // controller and keeps its session alive with heartbeats, routes requests to
 // the partition (Produce with acks=all, Fetch from followers and consumers,
-// OffsetsForLeaderEpoch, LeaderAndIsr from the controller), checks the ISR,
+// OffsetsForLeaderEpoch, LeaderAndIsr and StopReplica from the controller, WriteTxnMarkers from
+// the transaction coordinator), checks the ISR,
 // and checkpoints the high watermark every hwCheckpointMs.
 
 import { Partition } from './partition.js';
@@ -44,6 +45,9 @@ export class KafkaServer {
       case 'LeaderAndIsr':
         if (from === this.controller) p.becomeLeaderOrFollower(req);
         return;
+      case 'StopReplica':
+        if (from === this.controller) p.stopReplica(req);
+        return;
       case 'FetchResp':
       case 'OffsetsForLeaderEpochResp':
         return p.fetcher.onResponse(from, type, req);
@@ -52,7 +56,11 @@ export class KafkaServer {
       case 'OffsetsForLeaderEpoch':
         return reply(p.lastOffsetForLeaderEpoch(Number(req.epoch)));
       case 'Produce':
-        return p.appendRecordsToLeader(String(req.key), String(req.value ?? ''), reply);
+        return p.appendRecordsToLeader(req, reply);
+      case 'WriteTxnMarkers':
+        return p.writeTxnMarker(req, reply);
+      case 'AddPartitionsToTxnResp':
+        return p.onVerification(req);
       case 'Status':
         return reply({ ok: true, ...this.brief() });
       default:
@@ -70,6 +78,7 @@ export class KafkaServer {
       isr: p.isLeader() ? p.isr : null,
       logEndOffset: p.log.logEndOffset(),
       highWatermark: p.highWatermark,
+      lastStableOffset: p.lastStableOffset(),
     };
   }
 
@@ -79,7 +88,8 @@ export class KafkaServer {
       ...this.brief(),
       epochs: log.leaderEpochCache.epochs,
       digest: log.digest(),
-      records: log.records.length <= 1000 ? log.records.map((r) => [r.offset, r.epoch, r.key, r.value]) : null,
+      records: log.records.length <= 1000 ? log.records.map((r) => [r.offset, r.epoch, r.key, r.value, r.producerId ?? null, r.control ?? null]) : null,
+      openTransactions: Object.fromEntries(log.producerState.ongoingTxns),
     };
   }
 }

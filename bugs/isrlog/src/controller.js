@@ -3,7 +3,12 @@
 // partition leader from the live ISR (no unclean election), bumps the leader
 // epoch on every leader or controller-side ISR change, and sends LeaderAndIsr
 // to the replicas. Leaders report ISR shrink/expand with AlterIsr. An admin
-// may move leadership to another in-sync replica (ElectLeaders).
+// may move leadership to another in-sync replica (ElectLeaders) and change the
+// partition's replicas (AlterPartitionReassignments): a removed replica gets
+// StopReplica, which deletes its copy of the partition. The node also hosts
+// the transaction coordinator (coordinator.js).
+
+import { TransactionCoordinator } from './coordinator.js';
 
 const STATE = 'partition-state';
 
@@ -13,23 +18,25 @@ export class KafkaController {
     this.rt = rt;
     const c = rt.config;
     this.sessionTimeoutMs = Number(c.sessionTimeoutMs ?? 3000);
-    this.replicas = /** @type {string[]} */ (c.replicas ?? rt.nodes.filter((n) => n !== rt.id));
+    const replicas = /** @type {string[]} */ (c.replicas ?? rt.nodes.filter((n) => n !== rt.id));
     /** @type {Map<string, { incarnation: string, lastSeen: number, alive: boolean }>} */
     this.brokers = new Map();
     const saved = rt.disk.read(STATE);
-    /** @type {{ leader: string | null, leaderEpoch: number, isr: string[] }} */
-    this.state = saved ? JSON.parse(saved) : { leader: null, leaderEpoch: -1, isr: [...this.replicas] };
+    /** @type {{ leader: string | null, leaderEpoch: number, isr: string[], replicas: string[] }} */
+    this.state = saved ? JSON.parse(saved) : { leader: null, leaderEpoch: -1, isr: [...replicas], replicas: [...replicas] };
+    this.txnCoordinator = new TransactionCoordinator(rt, () => this.state.leader);
   }
 
   start() {
     this.rt.onMessage((msg) => this.onMessage(msg));
-    this.rt.exposeState(() => ({ id: this.rt.id, role: 'controller', ...this.state, replicas: this.replicas, liveBrokers: this.live() }));
+    this.rt.exposeState(() => ({ id: this.rt.id, role: 'controller', ...this.state, liveBrokers: this.live() }));
     this.rt.log.info('controller started', { ...this.state });
     const loop = () => {
       this.checkSessions();
       this.rt.setTimer(100, loop);
     };
     this.rt.setTimer(100, loop);
+    this.txnCoordinator.start();
   }
 
   live() {
@@ -58,8 +65,10 @@ export class KafkaController {
         if (this.state.leader !== target) this.elect(target, this.state.isr, 'admin election');
         return reply({ ok: true, ...this.state });
       }
+      case 'AlterPartitionReassignments':
+        return reply(this.reassign(/** @type {string[]} */ (req.replicas ?? [])));
       default:
-        return reply({ ok: false, error: `unknown request ${type}` });
+        if (!this.txnCoordinator.handle(type, req, reply)) reply({ ok: false, error: `unknown request ${type}` });
     }
   }
 
@@ -76,7 +85,7 @@ export class KafkaController {
   }
 
   onBrokerStartup(broker) {
-    if (!this.replicas.includes(broker)) return;
+    if (!this.state.replicas.includes(broker)) return;
     if (this.state.leader === null && this.state.isr.includes(broker)) {
       const live = this.state.isr.filter((r) => this.brokers.get(r)?.alive);
       return this.elect(broker, live, 'offline partition');
@@ -113,20 +122,44 @@ export class KafkaController {
     }
   }
 
-  elect(leader, isr, reason) {
-    this.state = { leader, leaderEpoch: this.state.leaderEpoch + 1, isr: [...isr] };
+  elect(leader, isr, reason, replicas = this.state.replicas) {
+    this.state = { leader, leaderEpoch: this.state.leaderEpoch + 1, isr: [...isr], replicas: [...replicas] };
     this.persist();
     this.rt.log.info('leader elected', { reason, ...this.state });
-    this.sendLeaderAndIsr(this.replicas.filter((r) => this.brokers.get(r)?.alive));
+    this.sendLeaderAndIsr(this.state.replicas.filter((r) => this.brokers.get(r)?.alive));
   }
 
   sendLeaderAndIsr(brokers) {
-    for (const b of brokers) this.rt.send(b, 'LeaderAndIsr', { leader: this.state.leader, leaderEpoch: this.state.leaderEpoch, isr: this.state.isr });
+    const { leader, leaderEpoch, isr, replicas } = this.state;
+    for (const b of brokers) this.rt.send(b, 'LeaderAndIsr', { leader, leaderEpoch, isr, replicas });
+  }
+
+  /**
+   * Adds replicas to the partition or removes them from it (one kind of change at a
+   * time), with a new leader epoch. A removed replica leaves the ISR, hands over
+   * leadership if it led, and gets StopReplica, which deletes its copy.
+   */
+  reassign(target) {
+    const known = this.rt.nodes.filter((n) => n !== this.rt.id);
+    const current = this.state.replicas;
+    const added = target.filter((r) => !current.includes(r));
+    const removed = current.filter((r) => !target.includes(r));
+    const invalid = target.length === 0 || new Set(target).size !== target.length || target.some((r) => !known.includes(r)) || (added.length && removed.length);
+    if (invalid) return { ok: false, error: 'INVALID_REPLICA_ASSIGNMENT', ...this.state };
+    if (!added.length && !removed.length) return { ok: true, ...this.state };
+    const isr = this.state.isr.filter((r) => target.includes(r));
+    const leader = this.state.leader !== null && target.includes(this.state.leader) ? this.state.leader : isr.find((r) => this.brokers.get(r)?.alive);
+    if (!leader) return { ok: false, error: 'ELIGIBLE_LEADERS_NOT_AVAILABLE', ...this.state };
+    this.elect(leader, isr, removed.length ? 'replicas removed' : 'replicas added', target);
+    for (const r of removed) {
+      if (this.brokers.get(r)?.alive) this.rt.send(r, 'StopReplica', { leaderEpoch: this.state.leaderEpoch, deletePartition: true });
+    }
+    return { ok: true, ...this.state };
   }
 
   alterIsr(from, req) {
     if (from !== this.state.leader || req.leaderEpoch !== this.state.leaderEpoch) return;
-    const isr = req.isr.filter((r) => this.replicas.includes(r));
+    const isr = req.isr.filter((r) => this.state.replicas.includes(r));
     if (!isr.includes(from)) return;
     this.state = { ...this.state, isr };
     this.persist();

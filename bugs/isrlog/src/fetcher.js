@@ -97,7 +97,7 @@ export class ReplicaFetcherThread {
       }
       return this.backoff();
     }
-    log.append(body.records.map((r) => ({ epoch: r.epoch, key: r.key, value: r.value })));
+    log.append(body.records);
     this.partition.highWatermark = Math.min(body.highWatermark, log.logEndOffset());
     this.doWork();
   }

@@ -1,7 +1,10 @@
-// log.js — after Kafka's Log, LeaderEpochFileCache and OffsetCheckpoint: the
-// partition's records on disk (each stamped with the leader epoch that wrote
-// it), the leader-epoch-checkpoint (epoch → start offset), and the
-// replication-offset-checkpoint holding the high watermark, written
+// log.js — after Kafka's Log, LeaderEpochFileCache, ProducerStateManager and
+// OffsetCheckpoint: the partition's records on disk (each stamped with the
+// leader epoch that wrote it; a transactional record also with its producer id
+// and epoch, and a transaction marker as a control record), the
+// leader-epoch-checkpoint (epoch → start offset), the producers' state rebuilt
+// from the log (open transactions and where they start, aborted transactions),
+// and the replication-offset-checkpoint holding the high watermark, written
 // periodically.
 
 const LOG = 'events-0.log';
@@ -52,11 +55,51 @@ export class LeaderEpochFileCache {
   }
 }
 
+/**
+ * After Kafka's ProducerStateManager: per producer id, its latest epoch and the first
+ * offset of its open transaction on this partition; and the aborted transactions (the
+ * transaction index). Derived from the records, so it is rebuilt on load and truncation.
+ */
+export class ProducerStateManager {
+  constructor() {
+    /** @type {Map<number, number>} producer id → latest producer epoch */
+    this.producerEpochs = new Map();
+    /** @type {Map<number, number>} producer id → first offset of its open transaction */
+    this.ongoingTxns = new Map();
+    /** @type {Array<{ producerId: number, firstOffset: number, lastOffset: number }>} */
+    this.abortedTxns = [];
+  }
+
+  update(rec) {
+    if (rec.producerId === undefined) return;
+    const pid = rec.producerId;
+    this.producerEpochs.set(pid, Math.max(rec.producerEpoch, this.producerEpochs.get(pid) ?? -1));
+    if (rec.control) {
+      const firstOffset = this.ongoingTxns.get(pid);
+      if (firstOffset === undefined) return;
+      this.ongoingTxns.delete(pid);
+      if (rec.control === 'ABORT') this.abortedTxns.push({ producerId: pid, firstOffset, lastOffset: rec.offset });
+    } else if (!this.ongoingTxns.has(pid)) {
+      this.ongoingTxns.set(pid, rec.offset);
+    }
+  }
+
+  /** The first offset of the earliest open transaction, or null. */
+  firstUnstableOffset() {
+    return this.ongoingTxns.size ? Math.min(...this.ongoingTxns.values()) : null;
+  }
+
+  /** Aborted transactions that overlap [from, upTo). */
+  abortedIn(from, upTo) {
+    return this.abortedTxns.filter((a) => a.firstOffset < upTo && a.lastOffset >= from);
+  }
+}
+
 export class Log {
   /** @param {DDBench.Disk} disk the node's disk (rt.disk) */
   constructor(disk) {
     this.disk = disk;
-    /** @type {Array<{ offset: number, epoch: number, key: string, value: string }>} */
+    /** @type {Array<{ offset: number, epoch: number, key: string, value: string, producerId?: number, producerEpoch?: number, control?: string }>} */
     this.records = [];
     for (const line of (disk.read(LOG) ?? '').split('\n')) {
       if (!line) continue;
@@ -69,6 +112,12 @@ export class Log {
     }
     this.leaderEpochCache = new LeaderEpochFileCache(disk);
     this.leaderEpochCache.truncateFromEnd(this.logEndOffset());
+    this.rebuildProducerState();
+  }
+
+  rebuildProducerState() {
+    this.producerState = new ProducerStateManager();
+    for (const r of this.records) this.producerState.update(r);
   }
 
   logEndOffset() {
@@ -80,7 +129,10 @@ export class Log {
     const out = [];
     for (const r of batch) {
       const rec = { offset: this.records.length, epoch: r.epoch, key: r.key, value: r.value };
+      if (r.producerId !== undefined) Object.assign(rec, { producerId: r.producerId, producerEpoch: r.producerEpoch });
+      if (r.control) rec.control = r.control;
       this.leaderEpochCache.assign(rec.epoch, rec.offset);
+      this.producerState.update(rec);
       this.records.push(rec);
       out.push(rec);
     }
@@ -102,6 +154,7 @@ export class Log {
     this.disk.write(LOG, this.records.map((r) => JSON.stringify(r) + '\n').join(''));
     this.disk.sync();
     this.leaderEpochCache.truncateFromEnd(offset);
+    this.rebuildProducerState();
   }
 
   readHighWatermarkCheckpoint() {
@@ -116,7 +169,7 @@ export class Log {
   digest() {
     let h = 0x811c9dc5;
     for (const r of this.records) {
-      const s = `|${r.offset}:${r.epoch}:${r.key}=${r.value}`;
+      const s = `|${r.offset}:${r.epoch}:${r.producerId ?? ''}:${r.control ?? ''}:${r.key}=${r.value}`;
       for (let i = 0; i < s.length; i++) {
         h ^= s.charCodeAt(i);
         h = Math.imul(h, 0x01000193) >>> 0;

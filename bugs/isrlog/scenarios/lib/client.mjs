@@ -44,6 +44,12 @@ export class LogClient extends ScenarioClient {
     return r.ok ? r.value : null;
   }
 
+  /** AlterPartitionReassignments: the partition's replicas become `replicas`; retried while the controller has no eligible leader. */
+  async reassign(replicas, timeoutMs = 5000) {
+    const r = await poll(this.t, () => this.send(CONTROLLER, 'AlterPartitionReassignments', { replicas }), { timeoutMs, everyMs: 100, done: (res) => res.ok || res.error === 'INVALID_REPLICA_ASSIGNMENT' });
+    return r.value;
+  }
+
   /** acks=all produce, retried on leader changes until timeoutMs. */
   produce(key, value, { timeoutMs = 8000, tryMs = 2000 } = {}) {
     const attempt = async () => {
@@ -60,6 +66,42 @@ export class LogClient extends ScenarioClient {
     return retry(this.t, attempt, { timeoutMs, none: { ok: false, error: 'no leader' } });
   }
 
+  /** A transactional produce (acks=all) from `producer` ({ transactionalId, producerId, producerEpoch }), retried on leader changes. */
+  produceTxn(producer, key, value, { timeoutMs = 8000, tryMs = 2000 } = {}) {
+    const attempt = async () => {
+      if (!this.leader) {
+        const m = await this.metadata();
+        this.leader = m.ok ? m.leader : null;
+        if (!this.leader) return { waitMs: 50 };
+      }
+      const r = await this.send(this.leader, 'Produce', { key, value, ...producer }, tryMs);
+      if (r.ok) return { done: r };
+      if (r.error !== 'NOT_LEADER_FOR_PARTITION' && r.error !== 'timeout') return { done: r };
+      this.leader = null;
+      return { again: r };
+    };
+    return retry(this.t, attempt, { timeoutMs, none: { ok: false, error: 'no leader' } });
+  }
+
+  /** Every committed record, read from the leader with read_committed: control records and aborted transactions left out. */
+  async consumeCommitted(node = this.leader) {
+    const records = [];
+    const aborted = [];
+    let offset = 0;
+    for (;;) {
+      const r = await this.send(node, 'Fetch', { offset, isolationLevel: 'read_committed' });
+      if (!r.ok) return { ok: false, error: r.error, records: [] };
+      aborted.push(...r.abortedTransactions);
+      if (r.records.length === 0) {
+        const isAborted = (rec) => aborted.some((a) => a.producerId === rec.producerId && a.firstOffset <= rec.offset && rec.offset < a.lastOffset);
+        const visible = records.filter((rec) => !rec.control && !isAborted(rec));
+        return { ok: true, records: visible, lastStableOffset: r.lastStableOffset, highWatermark: r.highWatermark };
+      }
+      records.push(...r.records);
+      offset = records[records.length - 1].offset + 1;
+    }
+  }
+
   /** Every record up to the high watermark, read from the leader. */
   async consumeAll(node = this.leader) {
     const out = [];
@@ -73,6 +115,48 @@ export class LogClient extends ScenarioClient {
 }
 
 export const connect = (t, name) => connectWith(LogClient, t, name);
+
+/**
+ * A transactional producer over a LogClient: InitProducerId, then per transaction
+ * AddPartitionsToTxn, produces and EndTxn, each retried while the coordinator answers
+ * CONCURRENT_TRANSACTIONS.
+ */
+export class TxnProducer {
+  constructor(lc, transactionalId) {
+    this.lc = lc;
+    this.t = lc.t;
+    this.transactionalId = transactionalId;
+    this.producerId = null;
+    this.producerEpoch = null;
+  }
+
+  get id() {
+    return { transactionalId: this.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch };
+  }
+
+  async coordinator(type, body, timeoutMs = 8000) {
+    const r = await poll(this.t, () => this.lc.send(CONTROLLER, type, body, 1000), { timeoutMs, everyMs: 50, done: (res) => res.ok || (res.error !== 'CONCURRENT_TRANSACTIONS' && res.error !== 'timeout') });
+    return r.value;
+  }
+
+  async init() {
+    const r = await this.coordinator('InitProducerId', { transactionalId: this.transactionalId });
+    if (r.ok) Object.assign(this, { producerId: r.producerId, producerEpoch: r.producerEpoch });
+    return r;
+  }
+
+  begin() {
+    return this.coordinator('AddPartitionsToTxn', { ...this.id, partitions: ['events-0'] });
+  }
+
+  produce(key, value, opts) {
+    return this.lc.produceTxn(this.id, key, value, opts);
+  }
+
+  end(commit) {
+    return this.coordinator('EndTxn', { ...this.id, commit });
+  }
+}
 
 /** Waits until every running broker has the same log end offset and digest as the leader, with the high watermark at the end. */
 export async function converge(t, lc, timeoutMs = 15000) {
