@@ -4,7 +4,8 @@
 // znodes under /hbase/rs (ServerManager), keeps the state of every region in
 // memory (AssignmentManager / RegionStates), assigns regions with OpenRegion,
 // and runs a ServerCrashProcedure when a server's znode goes away: split the
-// dead server's WAL into recovered edits per region, then reassign its regions.
+// dead server's WAL into recovered edits per region, then reassign its regions
+// (and settle the splits it had begun).
 // A master that becomes active after a failover rebuilds the region states from
 // hbase:meta (joinCluster).
 
@@ -193,6 +194,42 @@ export class HMaster {
   // ---- ServerCrashProcedure ------------------------------------------------
 
   serverCrashProcedure(server, regions) {
+    this.recoverSplits(server, regions, (toRecover) => this.recoverRegions(server, toRecover));
+  }
+
+  /**
+   * Finishes or undoes the splits a dead server had begun (its region-in-transition
+   * znodes). Meta recording the parent as split is the split's point of no return:
+   * past it the daughters hold the rows, so they are recovered instead of the parent.
+   */
+  recoverSplits(server, regions, cb) {
+    this.zk.opRetry('ZkChildren', { path: '/hbase/region-in-transition' }, (res) => {
+      const splits = res.children.map((c) => c.data).filter((d) => d.server === server);
+      let toRecover = regions;
+      let left = splits.length;
+      if (left === 0) return cb(toRecover);
+      for (const s of splits) {
+        this.zk.opRetry('ZkGet', { path: `/hbase/meta/${s.parent.name}` }, (row) => {
+          const parent = this.regionStates.get(s.parent.name);
+          if (parent && row.exists && row.data.offline && row.data.split) {
+            parent.info = row.data;
+            parent.state = 'SPLIT';
+            parent.server = null;
+            for (const d of s.daughters) this.regionStates.set(d.name, { info: d, state: 'OPEN', server });
+            toRecover = [...toRecover.filter((n) => n !== s.parent.name), ...s.daughters.map((d) => d.name)];
+            this.rt.log.info('rolling split forward', { parent: s.parent.name, daughters: s.daughters.map((d) => d.name) });
+          } else {
+            this.rt.log.info('rolling split back', { parent: s.parent.name });
+          }
+          this.zk.opRetry('ZkDelete', { path: `/hbase/region-in-transition/${s.parent.name}` }, () => {
+            if (--left === 0) cb(toRecover);
+          });
+        });
+      }
+    });
+  }
+
+  recoverRegions(server, regions) {
     this.rt.log.info('processing dead server', { server, regions });
     for (const name of regions) {
       const rs = this.regionStates.get(name);
@@ -272,6 +309,7 @@ export class HMaster {
       parent.server = null;
     }
     for (const d of b.daughters) this.regionStates.set(d.name, { info: d, state: 'OPEN', server: b.server });
+    this.zk.opRetry('ZkDelete', { path: `/hbase/region-in-transition/${b.parent.name}` }, () => {});
     this.rt.log.info('region split', { parent: b.parent.name, daughters: b.daughters.map((d) => d.name), server: b.server });
     return { ok: true };
   }

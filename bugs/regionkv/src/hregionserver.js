@@ -5,8 +5,9 @@
 // filesystem before it is applied to the region's memstore and acknowledged.
 // Opening a region loads its store file and replays any recovered edits that
 // a WAL split left for it, then records the region's location in hbase:meta.
-// Regions are split on request: the parent's rows go to two daughters, meta
-// marks the parent offline and split, and the master is told.
+// Regions are split on request: a region-in-transition znode records the split,
+// the parent's rows go to two daughters, meta marks the parent offline and split,
+// and the master is told.
 
 import { RpcClient, replier } from './rpc.js';
 import { ZKWatcher } from './zkwatcher.js';
@@ -172,20 +173,23 @@ export class HRegionServer {
       const bInfo = { name: `${p.table},${mid},${id}`, table: p.table, start: mid, end: p.end, offline: false, split: false, server: this.serverName };
       const cells = (d) => [...parent.memstore].filter(([row]) => inRange(d, row)).map(([row, c]) => ({ row, value: c.value, seq: c.seq }));
       const parentDone = { ...p, offline: true, split: true, daughters: [a.name, bInfo.name] };
-      this.zk.opRetry('FsAppend', { file: `/hbase/data/${a.name}`, records: cells(a) }, () => {
-        this.zk.opRetry('FsAppend', { file: `/hbase/data/${bInfo.name}`, records: cells(bInfo) }, () => {
-          this.zk.opRetry('ZkSet', { path: `/hbase/meta/${p.name}`, data: parentDone }, () => {
-            this.zk.opRetry('ZkSet', { path: `/hbase/meta/${a.name}`, data: a }, () => {
-              this.zk.opRetry('ZkSet', { path: `/hbase/meta/${bInfo.name}`, data: bInfo }, () => {
-                if (inc !== this.incarnation) return;
-                this.online.delete(name);
-                for (const d of [a, bInfo]) {
-                  const memstore = new Map(cells(d).map((c) => [c.row, { value: c.value, seq: c.seq }]));
-                  this.online.set(d.name, { info: d, memstore, seq: parent.seq, closing: false, pending: 0 });
-                }
-                this.rt.log.info('region split', { parent: name, daughters: [a.name, bInfo.name], splitRow: mid });
-                this.reportSplit(parentDone, [a, bInfo]);
-                reply({ ok: true, daughters: [a.name, bInfo.name] });
+      const rit = { state: 'SPLITTING', server: this.serverName, parent: p, daughters: [a, bInfo] };
+      this.zk.opRetry('ZkSet', { path: `/hbase/region-in-transition/${p.name}`, data: rit }, () => {
+        this.zk.opRetry('FsAppend', { file: `/hbase/data/${a.name}`, records: cells(a) }, () => {
+          this.zk.opRetry('FsAppend', { file: `/hbase/data/${bInfo.name}`, records: cells(bInfo) }, () => {
+            this.zk.opRetry('ZkSet', { path: `/hbase/meta/${p.name}`, data: parentDone }, () => {
+              this.zk.opRetry('ZkSet', { path: `/hbase/meta/${a.name}`, data: a }, () => {
+                this.zk.opRetry('ZkSet', { path: `/hbase/meta/${bInfo.name}`, data: bInfo }, () => {
+                  if (inc !== this.incarnation) return;
+                  this.online.delete(name);
+                  for (const d of [a, bInfo]) {
+                    const memstore = new Map(cells(d).map((c) => [c.row, { value: c.value, seq: c.seq }]));
+                    this.online.set(d.name, { info: d, memstore, seq: parent.seq, closing: false, pending: 0 });
+                  }
+                  this.rt.log.info('region split', { parent: name, daughters: [a.name, bInfo.name], splitRow: mid });
+                  this.reportSplit(parentDone, [a, bInfo]);
+                  reply({ ok: true, daughters: [a.name, bInfo.name] });
+                });
               });
             });
           });
