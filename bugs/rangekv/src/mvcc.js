@@ -53,10 +53,10 @@ export class Engine {
     return [...this.keys.keys()].filter((k) => start <= k && k < end).sort();
   }
 
-  /** Every key's newest value, with its timestamp. */
-  dump() {
+  /** Every key's newest value in [start, end), with its timestamp. */
+  dump(start, end) {
     const out = {};
-    for (const key of this.sortedKeys('', '\uffff')) {
+    for (const key of this.sortedKeys(start, end)) {
       const vs = this.keys.get(key);
       out[key] = { value: vs[vs.length - 1].value, ts: fmt(vs[vs.length - 1].ts) };
     }

@@ -10,6 +10,12 @@
 // locally. The leader answers at once while its lease holds and it has
 // committed an entry of its own term; otherwise the request waits until it has.
 //
+// Splits (after CockroachDB's AdminSplit and TiKV's split): the leaseholder
+// proposes the split through the range's log; applying it shrinks the range's
+// descriptor to the left-hand side, bumps its generation, and hands the
+// right-hand side to the store, which creates the new range's replica over the
+// same data.
+//
 // Transactions (after CockroachDB's TxnCoordSender, simplified): a txn reads
 // at its timestamp and sends its writes with EndTxn. A write must land above
 // every other transaction's read of its key (the timestamp cache); if that
@@ -17,7 +23,6 @@
 // and it retries when something was written there in between.
 
 import { fmt, less, equal, next } from './hlc.js';
-import { Engine } from './mvcc.js';
 import { RawNode, StateLeader } from './raft.js';
 import { TimestampCache } from './tscache.js';
 
@@ -26,11 +31,12 @@ const keyEnd = (key) => key + '\u0000';
 export class Replica {
   /**
    * @param {DDBench.NodeRuntime} rt the node runtime
-   * @param {{ rangeId: number, start: string, end: string }} desc
+   * @param {{ rangeId: number, start: string, end: string, generation: number }} desc
    * @param {import('./hlc.js').Clock} clock
-   * @param {(to: string, rangeId: number, type: string, body: any) => void} send
+   * @param {import('./mvcc.js').Engine} engine the store's engine
+   * @param {{ send: (to: string, rangeId: number, type: string, body: any) => void, split: (right: { rangeId: number, start: string, end: string, generation: number }, campaign: boolean) => void }} store
    */
-  constructor(rt, desc, clock, send) {
+  constructor(rt, desc, clock, engine, { send, split }) {
     this.rt = rt;
     this.desc = desc;
     this.clock = clock;
@@ -40,7 +46,8 @@ export class Replica {
     this.raft = new RawNode(rt, desc.rangeId, { electionTicks: Math.ceil(Number(lo) / tickMs), heartbeatTicks: Math.ceil(Number(rt.config.heartbeatMs ?? 50) / tickMs) }, (to, type, body) =>
       send(to, desc.rangeId, type, body),
     );
-    this.engine = new Engine();
+    this.engine = engine;
+    this.splitTo = split;
     this.applied = 0;
     this.tsCache = null;
     /** @type {Map<string, { term: number, at: number }>} when each peer last answered a leader of ours, and in which term */
@@ -55,7 +62,7 @@ export class Replica {
     this.raftState = { commit: 0 };
     /** @type {Array<{ from: string, ctx: string }>} read index requests waiting on the leader */
     this.pendingReadIndex = [];
-    /** @type {Map<string, { key: string, reply: (res: any) => void, sentTo: string | null, index: number | null }>} */
+    /** @type {Map<string, { key: string, reply: (res: any) => void, sentTo: string | null, index: number | null, generation: number }>} */
     this.followerReads = new Map();
     this.readSeq = 0;
     this.send = (to, type, body) => send(to, desc.rangeId, type, body);
@@ -97,6 +104,7 @@ export class Replica {
 
   applyCommand(e) {
     const cmd = e.data;
+    if (cmd.op === 'split') this.applySplit(cmd);
     if (cmd.op === 'write') {
       for (const w of cmd.writes) this.engine.mvccPut(w.key, cmd.ts, w.value);
       this.rt.log.info('applied', { range: this.desc.rangeId, index: e.index, ts: fmt(cmd.ts), keys: cmd.writes.map((w) => w.key), txn: cmd.txnID ?? null });
@@ -106,6 +114,14 @@ export class Replica {
       this.waiting.delete(e.index);
       done({ ok: true });
     }
+  }
+
+  applySplit({ splitKey, rightId }) {
+    const generation = this.desc.generation + 1;
+    const right = { rangeId: rightId, start: splitKey, end: this.desc.end, generation };
+    this.desc = { ...this.desc, end: splitKey, generation };
+    this.rt.log.info('applied split', { range: this.desc.rangeId, left: [this.desc.start, splitKey], right: rightId, generation });
+    this.splitTo(right, this.raft.state === StateLeader);
   }
 
   // ---- the lease -------------------------------------------------------------
@@ -141,6 +157,11 @@ export class Replica {
     for (const done of waiting) done({ ok: false, error: 'NotLeaseHolderError', leader: this.raft.lead || null });
   }
 
+  /** A request for keys this range no longer holds (it split after the client routed it). */
+  keyMismatch(key) {
+    return this.containsKey(key) ? null : { ok: false, error: 'RangeKeyMismatchError', range: this.desc.rangeId, span: [this.desc.start, this.desc.end] };
+  }
+
   notLeaseHolder() {
     return { ok: false, error: 'NotLeaseHolderError', leader: this.raft.lead || null, range: this.desc.rangeId };
   }
@@ -172,6 +193,8 @@ export class Replica {
     }
     for (const [ctx, w] of this.followerReads) {
       if (w.index === null) {
+        // Without a leader the request may have been lost: send it again to the next one (TiKV retries pending reads after an election).
+        if (!r.lead) w.sentTo = null;
         if (r.lead && r.lead !== this.rt.id && w.sentTo !== r.lead) {
           w.sentTo = r.lead;
           this.send(r.lead, 'MsgReadIndex', { ctx });
@@ -180,6 +203,12 @@ export class Replica {
       }
       if (this.applied < w.index) continue;
       this.followerReads.delete(ctx);
+      if (w.generation !== this.desc.generation) {
+        // The range split or changed since the read was registered: its data may now be another range's.
+        this.rt.log.info('follower read epoch not match', { range: this.desc.rangeId, key: w.key, generation: this.desc.generation });
+        w.reply({ ok: false, error: 'EpochNotMatch', range: this.desc.rangeId });
+        continue;
+      }
       const v = this.engine.mvccGet(w.key, { wall: Infinity, logical: 0 });
       this.rt.log.info('follower read', { range: this.desc.rangeId, key: w.key, readIndex: w.index, applied: this.applied, value: v?.value ?? null });
       w.reply({ ok: true, found: v !== null, value: v?.value ?? null, readIndex: w.index });
@@ -189,7 +218,7 @@ export class Replica {
   /** A read served by this replica, whether or not it holds the lease, through ReadIndex. */
   followerRead(key, reply) {
     if (this.raft.state === StateLeader) return this.get(key, reply);
-    this.followerReads.set(`${this.rt.id}.${++this.readSeq}`, { key, reply, sentTo: null, index: null });
+    this.followerReads.set(`${this.rt.id}.${++this.readSeq}`, { key, reply, sentTo: null, index: null, generation: this.desc.generation });
   }
 
   // ---- latches -------------------------------------------------------------
@@ -225,6 +254,8 @@ export class Replica {
   get(key, reply) {
     this.withLatch((release) => {
       if (!this.leaseValid()) return release(), reply(this.notLeaseHolder());
+      const mismatch = this.keyMismatch(key);
+      if (mismatch) return release(), reply(mismatch);
       const ts = this.clock.now();
       const v = this.engine.mvccGet(key, ts);
       this.tsCache.add(key, keyEnd(key), ts, null);
@@ -236,6 +267,8 @@ export class Replica {
   put(key, value, reply) {
     this.withLatch((release) => {
       if (!this.leaseValid()) return release(), reply(this.notLeaseHolder());
+      const mismatch = this.keyMismatch(key);
+      if (mismatch) return release(), reply(mismatch);
       let ts = this.clock.now();
       const read = this.tsCache.getMax(key, keyEnd(key));
       if (!less(read.ts, ts)) ts = next(read.ts);
@@ -251,6 +284,8 @@ export class Replica {
   scan(txn, start, end, reply) {
     this.withLatch((release) => {
       if (!this.leaseValid()) return release(), reply(this.notLeaseHolder());
+      const mismatch = this.keyMismatch(start) ?? (end > this.desc.end ? this.keyMismatch(end) : null);
+      if (mismatch) return release(), reply(mismatch);
       this.clock.update(txn.ts);
       const rows = this.engine.mvccScan(start, end, txn.ts);
       this.tsCache.add(start, end, txn.ts, txn.id);
@@ -262,6 +297,8 @@ export class Replica {
   endTxn(txn, reads, writes, reply) {
     this.withLatch((release) => {
       if (!this.leaseValid()) return release(), reply(this.notLeaseHolder());
+      const mismatch = writes.map((w) => this.keyMismatch(w.key)).find(Boolean);
+      if (mismatch) return release(), reply(mismatch);
       this.clock.update(txn.ts);
       // Every write lands above other transactions' reads and above existing versions.
       let commitTs = txn.ts;
@@ -289,6 +326,18 @@ export class Replica {
     });
   }
 
+  /** Splits the range at splitKey through its log; the latch keeps requests evaluated before it from landing after it. */
+  adminSplit(splitKey, rightId, reply) {
+    this.withLatch((release) => {
+      if (!this.leaseValid()) return release(), reply(this.notLeaseHolder());
+      if (splitKey <= this.desc.start || !this.containsKey(splitKey)) return release(), reply({ ok: false, error: 'split key outside the range', span: [this.desc.start, this.desc.end] });
+      this.proposeWrite({ op: 'split', splitKey, rightId }, (res) => {
+        release();
+        reply(res.ok ? { ok: true, left: this.desc.rangeId, right: rightId } : res);
+      });
+    });
+  }
+
   transferLease(target) {
     if (!this.raft.transferLeader(target)) return { ok: false, error: this.raft.state === StateLeader ? 'unknown store' : 'NotLeaseHolderError', leader: this.raft.lead || null };
     return { ok: true };
@@ -299,6 +348,7 @@ export class Replica {
     return {
       rangeId: this.desc.rangeId,
       span: [this.desc.start, this.desc.end],
+      generation: this.desc.generation,
       role: r.state,
       term: r.term,
       leader: r.lead || null,
@@ -310,7 +360,7 @@ export class Replica {
   }
 
   state() {
-    return { ...this.status(), data: this.engine.dump(), tsCache: this.tsCache?.list() ?? null };
+    return { ...this.status(), data: this.engine.dump(this.desc.start, this.desc.end), tsCache: this.tsCache?.list() ?? null };
   }
 }
 

@@ -4,14 +4,20 @@
 // transport), stamped with the sender's clock reading, which the receiver's
 // HLC is forwarded to — as every RPC header carries it.
 //
+// A split (AdminSplit, proposed through the left-hand range's log) creates the
+// right-hand range's replica on each store as the store applies it; all
+// replicas of a store share its engine, as CockroachDB's replicas share one
+// Pebble instance and TiKV's regions one RocksDB.
+//
 // Clients talk to any store: TxnBegin takes a timestamp from this store's
 // clock (the gateway); reads, writes and EndTxn go to the range's leaseholder,
 // and any other store answers NotLeaseHolderError naming the leader it knows.
 
 import { Clock, fmt } from './hlc.js';
+import { Engine } from './mvcc.js';
 import { Replica } from './replica.js';
 
-/** The ranges every store holds a replica of: [start, end) spans of the keyspace. */
+/** The ranges every store starts with: [start, end) spans of the keyspace. */
 const RANGES = [
   { rangeId: 1, start: '', end: 'm' },
   { rangeId: 2, start: 'm', end: '\uffff' },
@@ -25,7 +31,9 @@ export class Store {
     this.tickMs = Number(rt.config.tickMs ?? 25);
     /** @type {Map<string, Array<{ rangeId: number, type: string, body: any }>>} */
     this.outbox = new Map();
-    this.replicas = RANGES.map((d) => new Replica(rt, d, this.clock, (to, rangeId, type, body) => this.queue(to, rangeId, type, body)));
+    this.engine = new Engine();
+    /** @type {Replica[]} ordered by rangeId */
+    this.replicas = RANGES.map((d) => this.newReplica({ ...d, generation: 1 }));
     this.txnSeq = 0;
   }
 
@@ -39,6 +47,23 @@ export class Store {
       this.rt.setTimer(this.tickMs, loop);
     };
     this.rt.setTimer(this.tickMs, loop);
+  }
+
+  newReplica(desc) {
+    return new Replica(this.rt, desc, this.clock, this.engine, {
+      send: (to, rangeId, type, body) => this.queue(to, rangeId, type, body),
+      split: (right, campaign) => this.splitApplied(right, campaign),
+    });
+  }
+
+  /** The left-hand range applied a split: create the right-hand replica (its raft state may be on disk from before a restart). */
+  splitApplied(right, campaign) {
+    if (this.replica(right.rangeId)) return;
+    const r = this.newReplica(right);
+    this.replicas.push(r);
+    this.replicas.sort((a, b) => a.desc.rangeId - b.desc.rangeId);
+    // As CockroachDB's maybeCampaignAfterSplit: the left's leader campaigns at once for the right.
+    if (campaign) r.raft.campaign(false);
   }
 
   queue(to, rangeId, type, body) {
@@ -95,6 +120,11 @@ export class Store {
         const r = this.replicaFor(writes[0]?.key ?? '');
         if (writes.some((w) => !r.containsKey(w.key))) return reply({ ok: false, error: 'writes span more than one range' });
         return r.endTxn(req.txn, req.reads ?? [], writes, reply);
+      }
+      case 'AdminSplit': {
+        const key = String(req.key);
+        const rightId = Math.max(...this.replicas.map((r) => r.desc.rangeId)) + 1;
+        return this.replicaFor(key).adminSplit(key, rightId, reply);
       }
       case 'TransferLease':
         return reply(this.replica(Number(req.rangeId))?.transferLease(String(req.target)) ?? { ok: false, error: 'unknown range' });

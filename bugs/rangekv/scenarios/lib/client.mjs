@@ -10,7 +10,7 @@ export const RANGES = [
 ];
 export const rangeOf = (key) => RANGES.find((r) => r.start <= key && key < r.end).rangeId;
 
-const RETRYABLE = new Set(['NotLeaseHolderError', 'timeout']);
+const RETRYABLE = new Set(['NotLeaseHolderError', 'RangeKeyMismatchError', 'timeout']);
 
 export class KvClient extends ScenarioClient {
   constructor(t, client) {
@@ -21,8 +21,8 @@ export class KvClient extends ScenarioClient {
 
   /** The store whose replica of rangeId holds a valid lease, or null if none shows up in time. */
   async findLeaseholder(rangeId, timeoutMs = 45000, among = this.t.nodes) {
-    const termOf = (s) => s.ranges[rangeId - 1].term;
-    const holderIn = (all) => all.filter((s) => s.ok && s.ranges.find((r) => r.rangeId === rangeId)?.leaseValid).sort((a, b) => termOf(b) - termOf(a))[0];
+    const rangeIn = (s) => s.ranges.find((r) => r.rangeId === rangeId);
+    const holderIn = (all) => all.filter((s) => s.ok && rangeIn(s)?.leaseValid).sort((a, b) => rangeIn(b).term - rangeIn(a).term)[0];
     const r = await poll(this.t, async () => holderIn(await this.statusAll(among, { timeoutMs: 800 })), { timeoutMs });
     if (!r.ok) return null;
     this.leaseholders.set(rangeId, r.value.id);
@@ -93,7 +93,8 @@ export const connect = (t, name) => connectWith(KvClient, t, name);
 /** Waits until every running store has applied the same index on every range and holds the same data. */
 export async function converge(t, timeoutMs = 45000) {
   const same = (ss, f) => new Set(ss.map(f)).size === 1;
-  const settled = (ss) => ss.every(Boolean) && [0, 1].every((i) => same(ss, (s) => JSON.stringify(s.ranges[i].data)) && same(ss, (s) => s.ranges[i].applied));
+  const settled = (ss) =>
+    ss.every(Boolean) && same(ss, (s) => s.ranges.length) && ss[0].ranges.every((_, i) => same(ss, (s) => JSON.stringify(s.ranges[i].data)) && same(ss, (s) => s.ranges[i].applied));
   const r = await poll(t, () => states(t, running(t)), { timeoutMs, everyMs: 150, done: settled });
   return r.value.filter(Boolean);
 }
