@@ -1,8 +1,9 @@
 // curator.js — the RM's ZooKeeper client (ZKCuratorManager) and the
 // ActiveStandbyElector that runs on it. One session is shared by the elector
 // and the state store, as in the curator-based RM. When the server reports the
-// session expired, watchers hear it first; then the client opens a new session
-// and re-sends every request that was still waiting for an answer.
+// session expired, watchers hear it first; then the client opens a new session,
+// and every request that was still waiting for an answer is retried once the
+// retry interval has passed (Curator's retry loop sleeps between attempts).
 
 export class ZKCuratorManager {
   /** @param {DDBench.NodeRuntime} rt */
@@ -10,6 +11,7 @@ export class ZKCuratorManager {
     this.rt = rt;
     this.zk = String(rt.config.zkServer ?? 'zk');
     this.pingMs = Number(rt.config.zkPingMs ?? 200);
+    this.retryIntervalMs = Number(rt.config.zkRetryIntervalMs ?? 1000);
     this.session = null;
     this.connecting = false;
     this.xid = 0;
@@ -50,6 +52,12 @@ export class ZKCuratorManager {
     if (this.session !== null) this.transmit(xid);
   }
 
+  /** Re-sends the requests that lost their session, if still unanswered and connected. */
+  retry(xids) {
+    if (this.session === null) return;
+    for (const xid of xids) if (this.pending.has(xid)) this.transmit(xid);
+  }
+
   transmit(xid) {
     const p = this.pending.get(xid);
     this.rt.send(this.zk, p.type, { ...p.body, xid, session: this.session });
@@ -62,7 +70,8 @@ export class ZKCuratorManager {
       this.connecting = false;
       this.session = body.session;
       this.rt.log.info('zk session established', { session: this.session });
-      for (const xid of this.pending.keys()) this.transmit(xid);
+      const waiting = [...this.pending.keys()];
+      if (waiting.length > 0) this.rt.setTimer(this.retryIntervalMs, () => this.retry(waiting));
       return true;
     }
     if (!type.startsWith('Zk')) return false;

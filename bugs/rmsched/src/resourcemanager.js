@@ -61,9 +61,13 @@ export class ResourceManager {
     this.rt.log.info('transitioned to standby');
   }
 
-  /** RMFatalEventDispatcher: a fatal error in an active service. */
-  onFatal(type, cause) {
+  /** RMFatalEventDispatcher: a fatal error in an active service, raised by the services of the given epoch. */
+  onFatal(type, cause, epoch) {
     this.rt.log.error('received RMFatalEvent', { type, cause, haState: this.haState });
+    if (epoch < this.activeServices.store.epoch) {
+      this.rt.log.info('ignoring RMFatalEvent of an earlier epoch', { epoch, current: this.activeServices.store.epoch });
+      return;
+    }
     this.handleTransitionToStandByInNewThread();
   }
 
@@ -86,6 +90,7 @@ export class ResourceManager {
       return reply({ ok: true });
     }
     if (type === 'TransitionToStandby') {
+      if (this.automaticFailover && !req.forcemanual) return reply({ ok: false, error: 'automatic failover is enabled; use forcemanual' });
       this.transitionToStandby(true);
       if (this.automaticFailover) this.elector.rejoinElection();
       return reply({ ok: true });
@@ -121,7 +126,7 @@ export class RMActiveServices {
     this.rm = rm;
     this.rt = rm.rt;
     this.nmExpiryMs = Number(this.rt.config.nmExpiryMs ?? 4000);
-    this.store = new RMStateStore(this.rt, rm.zk, (type, cause) => rm.onFatal(type, cause));
+    this.store = new RMStateStore(this.rt, rm.zk, (type, cause, epoch) => rm.onFatal(type, cause, epoch));
     this.scheduler = new FifoScheduler(
       this.rt,
       (node, c) => this.launchAM(node, c),

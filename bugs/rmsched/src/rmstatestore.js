@@ -5,7 +5,7 @@
 // RMFatalEvent on the RM's dispatcher.
 
 export class RMStateStore {
-  /** @param {DDBench.NodeRuntime} rt @param {import('./curator.js').ZKCuratorManager} zk @param {(type: string, cause: string) => void} fatal */
+  /** @param {DDBench.NodeRuntime} rt @param {import('./curator.js').ZKCuratorManager} zk @param {(type: string, cause: string, epoch: number) => void} fatal */
   constructor(rt, zk, fatal) {
     this.rt = rt;
     this.zk = zk;
@@ -59,6 +59,6 @@ export class RMStateStore {
     if (this.state === 'FENCED') return;
     this.state = 'FENCED';
     this.rt.log.error('state store fenced', { op, epoch: this.epoch, storeEpoch: r.epoch, fencedBy: r.fencedBy });
-    this.fatal('STATE_STORE_FENCED', `${op}: the root is owned by ${r.fencedBy}`);
+    this.fatal('STATE_STORE_FENCED', `${op}: the root is owned by ${r.fencedBy}`, this.epoch);
   }
 }
