@@ -4,9 +4,10 @@ import type { WorkspaceInfo } from '../core/bugs/workspace';
 import { UserError } from '../core/errors';
 import { hintLadder, revealReferenceFix, takeNextHint, type Hint, type HintLadder } from '../core/study/hints';
 import { appendPractice } from '../core/study/practice';
-import { countsLine, countsOf, seedsProgress, trialsProgress, verificationLines, type SimPhase } from '../core/verify/format';
-import { verifyFix, workspaceDiff } from '../core/verify/verify';
+import { countsLine, countsOf, verificationLines } from '../core/verify/format';
+import { workspaceDiff } from '../core/verify/verify';
 import { COMMANDS } from './commands';
+import { verifyWithProgress } from './verifyProgress';
 import { offerResult, writeFailedChecks } from './results';
 import type { DDBenchSettings } from './settings';
 import type { TimelinePanel } from './timelinePanel';
@@ -95,30 +96,8 @@ export class Practice {
     if (!(await workspaceDiff(ws.dir)).trim()) throw new UserError("your workspace has no changes to the bug's code yet; edit src/ and verify again");
     const s = this.settings();
     const abort = new AbortController();
-    const failed: { live: number; seeds: number; phase?: SimPhase } = { live: 0, seeds: 0 };
     this.output.appendLine(`\n=== Verifying your fix for ${ws.bugId}`);
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `DDBench: verifying your fix for ${ws.bugId}`, cancellable: true },
-      (progress, token) => {
-        token.onCancellationRequested(() => abort.abort());
-        progress.report({ message: 'starting the reproducer on a copy of your code' });
-        return verifyFix(ws.dir, { kind: 'workspace' }, {
-          trials: s.trials,
-          concurrency: s.concurrency,
-          backend: s.backend,
-          signal: abort.signal,
-          onTrial: (t, done, total) => {
-            if (t.verdict !== 'pass') failed.live++;
-            progress.report({ message: trialsProgress(done, total, failed.live) });
-          },
-          onSimSeed: (phase, r, done, total) => {
-            if (phase !== failed.phase) Object.assign(failed, { phase, seeds: 0 });
-            if (r.verdict !== 'pass') failed.seeds++;
-            progress.report({ message: seedsProgress(phase, done, total, failed.seeds) });
-          },
-        });
-      },
-    );
+    const result = await verifyWithProgress(ws, s, abort);
     if (abort.signal.aborted) {
       this.output.appendLine('=== Cancelled: no verdict');
       return;

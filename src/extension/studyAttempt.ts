@@ -7,8 +7,8 @@ import { findBug } from '../core/bugs/catalog';
 import { resetWorkspaceSource, resolveWorkspace, type WorkspaceInfo } from '../core/bugs/workspace';
 import { patchStat } from '../core/study/patch-metrics';
 import { UserError } from '../core/errors';
-import { countsLine, countsOf, seedsProgress, trialsProgress, type SimPhase } from '../core/verify/format';
-import { verifyFix, workspaceDiff } from '../core/verify/verify';
+import { countsLine, countsOf } from '../core/verify/format';
+import { workspaceDiff } from '../core/verify/verify';
 import { loadRecords } from '../core/study/collect';
 import { HumanAttempt, type EndStatus } from '../core/study/human';
 import { generateParticipantCode, normaliseParticipantCode, participantCodeProblem } from '../core/study/participant';
@@ -19,6 +19,7 @@ import { failedVerification, verificationOf } from '../core/study/verification';
 import { COMMANDS, CONTEXT_KEYS, type CommandName } from './commands';
 import type { DDBenchSettings } from './settings';
 import type { StudySettings } from './studySettings';
+import { verifyWithProgress } from './verifyProgress';
 import { offerResult, writeFailedChecks, type CheckedRun } from './results';
 import type { TimelinePanel } from './timelinePanel';
 import { completeStep } from './walkthrough';
@@ -230,31 +231,10 @@ export class StudySession implements vscode.Disposable {
     const started = new Date(attempt.record.startedAt);
     const s = this.settings();
     const abort = new AbortController();
-    const failed: { live: number; seeds: number; phase?: SimPhase } = { live: 0, seeds: 0 };
     let record: AttemptRecord;
     let checked: CheckedRun | undefined;
     try {
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `DDBench: verifying your fix for ${ws.bugId}`, cancellable: true },
-        (progress, token) => {
-          token.onCancellationRequested(() => abort.abort());
-          return verifyFix(ws.dir, { kind: 'workspace' }, {
-            trials: s.trials,
-            concurrency: s.concurrency,
-            signal: abort.signal,
-            onTrial: (t, done, total) => {
-              if (t.verdict !== 'pass') failed.live++;
-              progress.report({ message: trialsProgress(done, total, failed.live) });
-            },
-            onSimSeed: (phase, r, done, total) => {
-              // The buggy code's seeds are measured first, then the fix's: each is counted apart.
-              if (phase !== failed.phase) Object.assign(failed, { phase, seeds: 0 });
-              if (r.verdict !== 'pass') failed.seeds++;
-              progress.report({ message: seedsProgress(phase, done, total, failed.seeds) });
-            },
-          });
-        },
-      );
+      const result = await verifyWithProgress(ws, s, abort);
       if (abort.signal.aborted) {
         // A cancelled verification is no verdict, so no submission.
         void vscode.window.showInformationMessage('DDBench: verification cancelled; nothing was submitted.');
