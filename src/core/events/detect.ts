@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../errors';
 import type { InputFormat } from './store';
+import { isJaegerResult } from './formats/otlp';
 import { SHIVIZ_DEFAULT_REGEX } from './formats/text';
 
 /** How much of a file is looked at to tell its format. */
@@ -20,7 +21,7 @@ function head(file: string): string {
 
 function formatOfJsonObject(value: Record<string, unknown>): InputFormat {
   if ('traceEvents' in value) return 'chrome';
-  if ('resourceSpans' in value || 'resourceLogs' in value || 'resourceMetrics' in value) return 'otlp';
+  if ('resourceSpans' in value || 'resourceLogs' in value || 'resourceMetrics' in value || isJaegerResult(value)) return 'otlp';
   if ('action' in value && 'from' in value && 'to' in value && 'msgId' in value) return 'router';
   return 'events';
 }

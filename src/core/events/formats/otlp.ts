@@ -7,8 +7,11 @@ import type { EventRecord } from '../record';
 /**
  * OTLP/JSON as the OpenTelemetry collector's file exporter writes it: one
  * ExportTraceServiceRequest or ExportLogsServiceRequest per line (a pretty-printed
- * request body works too). OTLP/JSON differs from plain proto3 JSON: ids are hex,
- * enums are integers and 64-bit integers may be strings; unknown fields are ignored.
+ * request body works too), and Jaeger's api/v3 answers, which wrap each request in
+ * `{"result": …}`. OTLP/JSON differs from plain proto3 JSON: ids are hex, enums are
+ * integers and 64-bit integers may be strings; unknown fields are ignored. Writers that
+ * use plain proto3 JSON (Jaeger's api/v3, older SDKs) give enums by name
+ * (`"STATUS_CODE_ERROR"`, `"SPAN_KIND_SERVER"`, `"SEVERITY_NUMBER_WARN"`), which are read as their numbers.
  */
 
 type AnyValue = {
@@ -39,24 +42,44 @@ const Nanos = z.union([z.string().regex(/^\d+$/, 'expected a whole number of nan
 const Resource = z.object({ attributes: Attributes }).optional();
 const Scope = z.object({ name: z.string().optional() }).optional();
 
+const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
+const STATUS_CODES = ['UNSET', 'OK', 'ERROR'];
+const STATUS_ERROR = 2;
+/** SEVERITY_NUMBER_TRACE = 1, TRACE2 … FATAL4 = 24, four per level. */
+const SEVERITY_NUMBERS = ['UNSPECIFIED', ...['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'].flatMap((level) => [level, `${level}2`, `${level}3`, `${level}4`])];
+
+/** A proto3 enum as OTLP/JSON writes it (a number) or as plain proto3 JSON does (`PREFIX_NAME`); an unknown name is undefined. */
+function protoEnum(prefix: string, names: readonly string[]) {
+  return z.union([
+    z.number().int(),
+    z.string().transform((name) => {
+      const at = names.indexOf(name.startsWith(prefix) ? name.slice(prefix.length) : name);
+      return at < 0 ? undefined : at;
+    }),
+  ]);
+}
+
+const Link = z.object({ traceId: z.string(), spanId: z.string(), attributes: Attributes });
+
 const Span = z.object({
   traceId: z.string(),
   spanId: z.string(),
   parentSpanId: z.string().optional(),
   name: z.string(),
-  kind: z.number().int().optional(),
+  kind: protoEnum('SPAN_KIND_', SPAN_KINDS).optional(),
   startTimeUnixNano: Nanos,
   endTimeUnixNano: Nanos,
   attributes: Attributes,
   events: z.array(z.object({ timeUnixNano: Nanos, name: z.string().optional(), attributes: Attributes })).optional(),
-  status: z.object({ code: z.number().int().optional(), message: z.string().optional() }).optional(),
+  status: z.object({ code: protoEnum('STATUS_CODE_', STATUS_CODES).optional(), message: z.string().optional() }).optional(),
+  links: z.array(Link).optional(),
 });
 type Span = z.infer<typeof Span>;
 
 const LogRecord = z.object({
   timeUnixNano: Nanos,
   observedTimeUnixNano: Nanos,
-  severityNumber: z.number().int().optional(),
+  severityNumber: protoEnum('SEVERITY_NUMBER_', SEVERITY_NUMBERS).optional(),
   severityText: z.string().optional(),
   body: AnyValue.optional(),
   attributes: Attributes,
@@ -79,9 +102,6 @@ const Request = z.object({
   resourceMetrics: z.array(z.unknown()).optional(),
 });
 type Request = z.infer<typeof Request>;
-
-const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
-const STATUS_ERROR = 2;
 
 /** An AnyValue as plain JSON. */
 function plain(value: AnyValue | undefined): unknown {
@@ -150,6 +170,13 @@ function spanRecords(node: string, span: Span, sink: SourceSink): EventRecord[] 
   const fields: Record<string, unknown> = attributes(span.attributes);
   if (span.kind !== undefined && span.kind > 0) fields['span.kind'] = SPAN_KINDS[span.kind] ?? span.kind;
   if (span.status?.message) fields['status.message'] = span.status.message;
+  // A link is causality across traces (a batch consumer, a retried request); the timeline has no arrow for it, so it stays visible as a field.
+  const links = (span.links ?? []).map((link) => ({
+    traceId: normalizeId(link.traceId) ?? '',
+    spanId: normalizeId(link.spanId) ?? '',
+    ...(link.attributes !== undefined && link.attributes.length > 0 && { attributes: attributes(link.attributes) }),
+  }));
+  if (links.length > 0) fields.links = links;
   const records: EventRecord[] = [
     {
       ts: sink.fromEpoch(start),
@@ -226,7 +253,8 @@ function addRequest(text: string, lineNo: number, sink: SourceSink, label: strin
     sink.bad(lineNo, `not JSON (${(err as Error).message}); expected one OTLP export request per line, {"resourceSpans":[…]} or {"resourceLogs":[…]}`);
     return;
   }
-  const parsed = Request.safeParse(value);
+  // Jaeger's api/v3 (GET /api/v3/traces) answers with each export request inside `result`.
+  const parsed = Request.safeParse(isJaegerResult(value) ? value.result : value);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`);
     sink.bad(lineNo, `not an OTLP export request (${issues.join('; ')})`);
@@ -243,6 +271,13 @@ function addRequest(text: string, lineNo: number, sink: SourceSink, label: strin
     const withId = { id: records.length === 1 ? `${label}:${lineNo}` : `${label}:${lineNo}.${k + 1}`, ...record };
     sink.add(withId, JSON.stringify(withId), lineNo);
   });
+}
+
+/** Whether a JSON value is Jaeger's api/v3 wrapper `{"result": {…}}` around an export request. */
+export function isJaegerResult(value: unknown): value is { result: Record<string, unknown> } {
+  if (typeof value !== 'object' || value === null || !('result' in value)) return false;
+  const result: unknown = value.result;
+  return typeof result === 'object' && result !== null && ('resourceSpans' in result || 'resourceLogs' in result);
 }
 
 /** Thrown to leave line mode when the file turns out to be one pretty-printed document. */
