@@ -89,11 +89,11 @@ describe('events: other tools\' variants of the formats', () => {
     it('takes a ShiViz date group as the time when it reads as one, and keeps it a field otherwise', async () => {
       // The regex of ShiViz's own example logs (date, host, clock, event).
       const regex = '(?<date>\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d+|\\S+) (?<host>\\S+) (?<clock>\\{.*?\\}) (?<event>.*)';
-      const f = file('shiviz.log', ['2014-05-16 14:50:37.000 client {"client":1} send', '2014-05-16 14:50:37.250 server {"client":1,"server":1} receive'].join('\n'));
+      const f = file('shiviz.log', ['2014-05-16 14:50:37.000100 client {"client":1} send', '2014-05-16 14:50:37.250307 server {"client":1,"server":1} receive'].join('\n'));
       const store = await loadTimeline([f], { regex });
       assert.equal(store.badCount, 0);
       const [send, receive] = allEvents(store);
-      assert.equal(receive.ts - send.ts, 250_000);
+      assert.equal(receive.ts - send.ts, 250_207, 'microseconds past the millisecond are kept');
       assert.equal(send.fields, undefined);
       // A bare number is no date (Date.parse would take "7" for a year): the events keep their order as time.
       const other = await loadTimeline([file('other.log', ['tuesday client {"client":1} send', '7 server {"client":1,"server":1} receive'].join('\n'))], { regex });

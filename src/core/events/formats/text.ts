@@ -111,22 +111,27 @@ function levelFromWord(word: string): Level | undefined {
 }
 
 /**
- * A date or time as epoch milliseconds (NaN when it is none). log4j's default layout
- * writes `2024-01-02 10:11:12,345`, which `Date.parse` rejects for the comma.
+ * A date or time as epoch microseconds (NaN when it is none). log4j's default layout
+ * writes `2024-01-02 10:11:12,345`, which `Date.parse` rejects for the comma; and
+ * `Date.parse` drops digits past the millisecond, which distributed logs (ShiViz's
+ * examples among them) have, so those are added back.
  */
-function parseDate(text: string): number {
-  return Date.parse(text.replace(/(\d:\d\d),(\d+)/, '$1.$2'));
+function parseDateUs(text: string): number {
+  const seconds = /(\d:\d\d)[.,](\d+)/.exec(text);
+  const ms = Date.parse(seconds === null ? text : text.replace(seconds[0], `${seconds[1]}.${seconds[2]}`));
+  const belowMs = seconds === null ? 0 : Number(seconds[2].padEnd(6, '0').slice(3, 6));
+  return ms * 1000 + belowMs;
 }
 
 /**
- * The epoch milliseconds of a `date` group, or undefined when it does not look like a
+ * The epoch microseconds of a `date` group, or undefined when it does not look like a
  * date or time: `Date.parse` takes a bare "7" for a year, so a calendar date or a clock
  * time must be in the text.
  */
-function dateGroupMs(text: string): number | undefined {
+function dateGroupUs(text: string): number | undefined {
   if (!/\d{4}-\d\d-\d\d|\d\d?\/\d\d?\/\d{2,4}|\d:\d\d/.test(text)) return undefined;
-  const ms = parseDate(text);
-  return Number.isFinite(ms) ? ms : undefined;
+  const us = parseDateUs(text);
+  return Number.isFinite(us) ? us : undefined;
 }
 
 type Groups = Record<string, string | undefined>;
@@ -158,15 +163,15 @@ function recordOf(groups: Groups, ordinal: number, sink: SourceSink): { record: 
     flags = 0;
   } else if (groups.time !== undefined) {
     const asNumber = Number(groups.time);
-    const ms = groups.time.trim() !== '' && Number.isFinite(asNumber) ? asNumber : parseDate(groups.time);
-    if (!Number.isFinite(ms)) return { error: `the time group ${JSON.stringify(groups.time)} is not a date or time (ISO 8601, or epoch milliseconds)` };
-    record.ts = sink.fromEpoch(ms * 1000);
+    const us = groups.time.trim() !== '' && Number.isFinite(asNumber) ? asNumber * 1000 : parseDateUs(groups.time);
+    if (!Number.isFinite(us)) return { error: `the time group ${JSON.stringify(groups.time)} is not a date or time (ISO 8601, or epoch milliseconds)` };
+    record.ts = sink.fromEpoch(us);
     flags = 0;
   }
   // ShiViz's own examples name their time group `date`; it is the time only when it reads as one, else it stays a field.
-  const dateMs = groups.ts === undefined && groups.time === undefined && groups.date !== undefined ? dateGroupMs(groups.date) : undefined;
-  if (dateMs !== undefined) {
-    record.ts = sink.fromEpoch(dateMs * 1000);
+  const dateUs = groups.ts === undefined && groups.time === undefined && groups.date !== undefined ? dateGroupUs(groups.date) : undefined;
+  if (dateUs !== undefined) {
+    record.ts = sink.fromEpoch(dateUs);
     flags = 0;
   }
   const fields: Record<string, string> = {};
@@ -183,7 +188,7 @@ function recordOf(groups: Groups, ordinal: number, sink: SourceSink): { record: 
   if (groups.msgId) record.msgId = groups.msgId;
   if (groups.peer) record.peer = groups.peer;
   for (const [name, value] of Object.entries(groups)) {
-    if (value !== undefined && !RESERVED.has(name) && !(name === 'date' && dateMs !== undefined)) fields[name] = value;
+    if (value !== undefined && !RESERVED.has(name) && !(name === 'date' && dateUs !== undefined)) fields[name] = value;
   }
   if (Object.keys(fields).length > 0) record.fields = fields;
   return { record, flags };
