@@ -36,6 +36,17 @@ describe('events: other tools\' variants of the formats', () => {
       assert.equal(ok.level, undefined);
     });
 
+    it('skips a span with a wrongly typed field, not the whole request, and says which field', async () => {
+      const request = { resourceSpans: [{ resource: service('api'), scopeSpans: [{ spans: [span({ status: { code: 2.5 } }), span({ spanId: '0001020304050607', name: 'query' })] }] }] };
+      const store = await loadTimeline([file('otel.jsonl', `${JSON.stringify(request)}\n`)]);
+      assert.deepEqual(
+        allEvents(store).map((e) => e.msg),
+        ['query'],
+      );
+      assert.equal(store.badCount, 1);
+      assert.match(store.bad[0].error, /^1 span\(s\) or log record\(s\) that are not OTLP were skipped, the rest of the request read \(span\.status\.code: /);
+    });
+
     it('reads the pre-0.15 instrumentationLibrarySpans / instrumentationLibraryLogs keys, and severityNumber by name', async () => {
       const request = {
         resourceSpans: [{ resource: service('api'), instrumentationLibrarySpans: [{ instrumentationLibrary: { name: 'io.opentelemetry.jdbc' }, spans: [span({})] }] }],

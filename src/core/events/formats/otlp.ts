@@ -90,8 +90,9 @@ const LogRecord = z.object({
 type LogRecord = z.infer<typeof LogRecord>;
 
 /** `instrumentationLibrary*` are the names before OTLP 0.15; old exporters still write them. */
-const ScopeSpans = z.object({ scope: Scope, instrumentationLibrary: Scope, spans: z.array(Span).optional() });
-const ScopeLogs = z.object({ scope: Scope, instrumentationLibrary: Scope, logRecords: z.array(LogRecord).optional() });
+/** Spans and log records are checked one by one (`requestRecords`), so one wrongly typed field costs its own span, not the request. */
+const ScopeSpans = z.object({ scope: Scope, instrumentationLibrary: Scope, spans: z.array(z.unknown()).optional() });
+const ScopeLogs = z.object({ scope: Scope, instrumentationLibrary: Scope, logRecords: z.array(z.unknown()).optional() });
 const Request = z.object({
   resourceSpans: z
     .array(z.object({ resource: Resource, scopeSpans: z.array(ScopeSpans).optional(), instrumentationLibrarySpans: z.array(ScopeSpans).optional() }))
@@ -218,14 +219,33 @@ function logRecord(node: string, log: LogRecord, sink: SourceSink): EventRecord 
   };
 }
 
+interface Skipped {
+  count: number;
+  /** The first skipped item's problem, to show in the bad line. */
+  first?: string;
+}
+
+/** Parses one span or log record; a wrong one is counted with its first problem. */
+function item<T>(schema: z.ZodType<T>, value: unknown, what: string, skipped: Skipped): T | undefined {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  skipped.count++;
+  const issue = parsed.error.issues[0];
+  skipped.first ??= `${what}.${issue.path.join('.')}: ${issue.message}`;
+  return undefined;
+}
+
 /** The events of one export request, in document order. */
-function requestRecords(request: Request, sink: SourceSink): { records: EventRecord[]; untimed: number } {
+function requestRecords(request: Request, sink: SourceSink): { records: EventRecord[]; untimed: number; skipped: Skipped } {
   const records: EventRecord[] = [];
   let untimed = 0;
+  const skipped: Skipped = { count: 0 };
   for (const rs of request.resourceSpans ?? []) {
     const node = nodeOf(rs.resource);
     for (const scope of [...(rs.scopeSpans ?? []), ...(rs.instrumentationLibrarySpans ?? [])]) {
-      for (const span of scope.spans ?? []) {
+      for (const value of scope.spans ?? []) {
+        const span = item(Span, value, 'span', skipped);
+        if (span === undefined) continue;
         const out = spanRecords(node, span, sink);
         if (out.length === 0) untimed++;
         records.push(...out);
@@ -235,14 +255,16 @@ function requestRecords(request: Request, sink: SourceSink): { records: EventRec
   for (const rl of request.resourceLogs ?? []) {
     const node = nodeOf(rl.resource);
     for (const scope of [...(rl.scopeLogs ?? []), ...(rl.instrumentationLibraryLogs ?? [])]) {
-      for (const log of scope.logRecords ?? []) {
+      for (const value of scope.logRecords ?? []) {
+        const log = item(LogRecord, value, 'logRecord', skipped);
+        if (log === undefined) continue;
         const record = logRecord(node, log, sink);
         if (record === undefined) untimed++;
         else records.push(record);
       }
     }
   }
-  return { records, untimed };
+  return { records, untimed, skipped };
 }
 
 function addRequest(text: string, lineNo: number, sink: SourceSink, label: string): void {
@@ -265,7 +287,8 @@ function addRequest(text: string, lineNo: number, sink: SourceSink, label: strin
     sink.bad(lineNo, request.resourceMetrics !== undefined ? 'OTLP metrics are not timeline events; skipped' : 'expected resourceSpans or resourceLogs');
     return;
   }
-  const { records, untimed } = requestRecords(request, sink);
+  const { records, untimed, skipped } = requestRecords(request, sink);
+  if (skipped.count > 0) sink.bad(lineNo, `${skipped.count} span(s) or log record(s) that are not OTLP were skipped, the rest of the request read (${skipped.first})`);
   if (untimed > 0) sink.bad(lineNo, `${untimed} span(s) or log record(s) without a time (startTimeUnixNano / timeUnixNano) were skipped`);
   records.forEach((record, k) => {
     const withId = { id: records.length === 1 ? `${label}:${lineNo}` : `${label}:${lineNo}.${k + 1}`, ...record };
