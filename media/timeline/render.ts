@@ -44,6 +44,8 @@ export interface DrawStats {
   spans: number;
   divergence: number;
   causalLanes: number;
+  /** Chatter messages in view drawn as a density band instead of arrows. */
+  chatter: number;
 }
 
 export type Hit = { kind: 'event'; ref: EventRef; row: number } | { kind: 'band'; label: string } | { kind: 'row'; row: number };
@@ -101,7 +103,7 @@ export class Renderer {
   draw(s: Scene): DrawStats {
     const started = performance.now();
     const { ctx, theme: t } = this;
-    const stats: DrawStats = { ms: 0, rows: s.rows.length, buckets: 0, arrows: 0, droppedArrows: 0, delayedArrows: 0, bands: 0, violations: 0, labels: 0, spans: 0, divergence: 0, causalLanes: 0 };
+    const stats: DrawStats = { ms: 0, rows: s.rows.length, buckets: 0, arrows: 0, droppedArrows: 0, delayedArrows: 0, bands: 0, violations: 0, labels: 0, spans: 0, divergence: 0, causalLanes: 0, chatter: s.data.chatter.hidden };
     ctx.fillStyle = t.bg;
     ctx.fillRect(0, 0, this.width, this.height);
     ctx.save();

@@ -8,7 +8,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { codeColumn } from './webview/group';
 import type { Attempt } from '../core/agent/events';
 
 export const ORIGINAL_SCHEME = 'ddbench-original';
@@ -48,7 +47,7 @@ export class Proposals implements vscode.Disposable {
     for (const f of files) this.memory.put(this.uri(PROPOSAL_SCHEME, key, f.path), f.proposed ?? '');
   }
 
-  /** Opens each file's diff in the code's group (beside the panel, never a new group), leaving the focus where it is. */
+  /** Opens each file's diff beside the panel, leaving the focus where it is. */
   async show(key: string, title: string): Promise<void> {
     const p = this.get(key);
     for (const f of p.files) {
@@ -56,7 +55,7 @@ export class Proposals implements vscode.Disposable {
       await vscode.commands.executeCommand('vscode.diff', this.uri(ORIGINAL_SCHEME, key, f.path), this.uri(PROPOSAL_SCHEME, key, f.path), `${f.path}: workspace ↔ ${title} (${what})`, {
         preview: false,
         preserveFocus: true,
-        viewColumn: codeColumn(),
+        viewColumn: vscode.ViewColumn.Beside,
       });
     }
   }

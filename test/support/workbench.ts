@@ -250,8 +250,8 @@ export function treeRows(pane: Locator): Locator {
 }
 
 /**
- * Every row label of a (virtualised) tree: only visible rows are in the DOM, so page
- * through it from the top until a page adds nothing new.
+ * Every row label of a (virtualised) tree: only visible rows are in the DOM, so walk the
+ * keyboard focus down from the top, a row at a time, until it stops moving.
  */
 export async function collectTreeLabels(page: Page, pane: Locator): Promise<string[]> {
   const labels = new Set<string>();
@@ -260,12 +260,14 @@ export async function collectTreeLabels(page: Page, pane: Locator): Promise<stri
   // Focus the list without clicking: a click would toggle a group or run an item's command.
   await pane.locator('.monaco-list').first().focus();
   await page.keyboard.press('Home');
-  for (let unchanged = 0; unchanged < 2; ) {
-    const before = labels.size;
+  const focused = () => pane.locator('.monaco-list-row.focused').first().getAttribute('aria-label').catch(() => null);
+  for (let steps = 0; steps < 1000; steps++) {
     for (const label of await rowLabels(pane)) labels.add(label);
-    unchanged = labels.size === before ? unchanged + 1 : 0;
-    await page.keyboard.press('PageDown');
+    const at = await focused();
+    await page.keyboard.press('ArrowDown');
+    if ((await focused()) === at) break;
   }
+  for (const label of await rowLabels(pane)) labels.add(label);
   return [...labels];
 }
 
