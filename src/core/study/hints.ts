@@ -3,7 +3,7 @@ import { referenceFix, resolveWorkspace } from '../bugs/workspace';
 import { UserError } from '../errors';
 import { loadRecords } from './collect';
 import { HumanAttempt } from './human';
-import { appendPractice, practiceHintsTaken, readPractice } from './practice';
+import { appendPractice, hintsTaken, readPractice } from './practice';
 import { workspaceRecordsDir } from './store';
 
 /**
@@ -69,16 +69,12 @@ async function climb(dir: string, take: boolean, catalog?: Catalog): Promise<Hin
     const level = attempt.hintTaken();
     return { shown: upTo(level), total, revealed: view(level), during: 'attempt' };
   }
-  const taken = Math.max(practiceHintsTaken(readPractice(ws.info.dir)), hintsInRecords(ws.info.dir));
+  // Outside an attempt, every hint the person has already read counts, in practice or in an ended attempt.
+  const taken = hintsTaken(readPractice(ws.info.dir), loadRecords([workspaceRecordsDir(ws.info.dir)]).attempts);
   if (!take || taken >= total) return { shown: upTo(taken), total, during: 'practice' };
   const level = taken + 1;
   appendPractice(ws.info.dir, { v: 1, at: new Date().toISOString(), kind: 'hint', level });
   return { shown: upTo(level), total, revealed: view(level), during: 'practice' };
-}
-
-/** The most hints any ended attempt in the workspace took: what the person has already read. */
-function hintsInRecords(dir: string): number {
-  return loadRecords([workspaceRecordsDir(dir)]).attempts.reduce((n, a) => Math.max(n, a.hints.length), 0);
 }
 
 /**

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { DDBENCH_DIR } from '../paths';
+import type { AttemptRecord } from './schema';
 
 /**
  * The practice log: what a person did in a workspace outside any study attempt — hints
@@ -59,7 +60,8 @@ export function appendPractice(workspaceDir: string, event: PracticeEvent): void
   fs.appendFileSync(file, JSON.stringify(PracticeEvent.parse(event)) + '\n');
 }
 
-/** Hints taken outside attempts: the highest level recorded. */
-export function practiceHintsTaken(log: PracticeLog): number {
-  return log.events.reduce((n, e) => (e.kind === 'hint' ? Math.max(n, e.level) : n), 0);
+/** The most hints taken in a workspace: the highest level in its practice log, or in any of its attempts. */
+export function hintsTaken(log: PracticeLog, attempts: readonly AttemptRecord[]): number {
+  const practice = log.events.reduce((n, e) => (e.kind === 'hint' ? Math.max(n, e.level) : n), 0);
+  return attempts.reduce((n, a) => Math.max(n, a.hints.length), practice);
 }

@@ -4,7 +4,7 @@ import type { BugEntry, Catalog } from '../bugs/catalog';
 import { runsDir } from '../bugs/runs';
 import { isWorkspace, readWorkspace } from '../bugs/workspace';
 import { loadRecords } from './collect';
-import { practiceHintsTaken, readPractice } from './practice';
+import { hintsTaken, readPractice } from './practice';
 import { workspaceRecordsDir } from './store';
 
 /**
@@ -32,7 +32,7 @@ export async function workspaceProgress(dir: string): Promise<BugProgress> {
   const times = attempts.flatMap((a) => (a.status === 'verified' && a.timeToFixMs !== undefined ? [a.timeToFixMs] : []));
   const firstVerified = practice.events.find((e) => e.kind === 'verify' && e.verified);
   if (firstVerified) times.push(Math.max(0, Date.parse(firstVerified.at) - Date.parse(info.createdAt)));
-  const hints = Math.max(practiceHintsTaken(practice), ...attempts.map((a) => a.hints.length));
+  const hints = hintsTaken(practice, attempts);
   if (times.length > 0) return { state: 'solved', bestTimeMs: Math.min(...times), hints };
   const ran = fs.existsSync(runsDir(dir)) && fs.readdirSync(runsDir(dir)).length > 0;
   const touched = ran || attempts.length > 0 || practice.events.length > 0;
