@@ -34,7 +34,7 @@ export interface TimelineHook {
   axis: Axis;
   view: Range;
   rows: string[];
-  counts: { lanes: number; arrows: number; droppedArrows: number; faultBands: number; violations: number; events: number };
+  counts: { lanes: number; arrows: number; impliedArrows: number; droppedArrows: number; faultBands: number; violations: number; events: number };
   selection: { run: number; index: number; id: string; node: string } | null;
   errors: string[];
   setView(from: number, to: number): void;
@@ -544,6 +544,7 @@ export class TimelineApp {
     this.hook.counts = {
       lanes: meta.runs.reduce((n, r) => n + r.lanes.length, 0),
       arrows: meta.runs.reduce((n, r) => n + r.messages, 0),
+      impliedArrows: meta.runs.reduce((n, r) => n + r.impliedEdges, 0),
       droppedArrows: meta.runs.reduce((n, r) => n + r.dropped, 0),
       faultBands: meta.runs.reduce((n, r) => n + r.faultBands, 0),
       violations: meta.runs.reduce((n, r) => n + r.violations.length, 0),
@@ -587,7 +588,7 @@ export class TimelineApp {
       axis: this.state.axis,
       view: this.view.range,
       rows: [],
-      counts: { lanes: 0, arrows: 0, droppedArrows: 0, faultBands: 0, violations: 0, events: 0 },
+      counts: { lanes: 0, arrows: 0, impliedArrows: 0, droppedArrows: 0, faultBands: 0, violations: 0, events: 0 },
       selection: null,
       errors: [],
       setView: (from, to) => this.view.set([from, to]),

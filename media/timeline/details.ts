@@ -75,7 +75,7 @@ export class DetailsPanel {
     meta.runs.forEach((run, r) => {
       const name = meta.runs.length > 1 ? `Run ${r === 0 ? 'A' : 'B'}: ${run.label}` : run.label;
       parts.push(el('h3', {}, name));
-      parts.push(el('div', {}, `${run.events} events on ${run.lanes.length} lanes, ${run.messages} messages (${run.dropped} dropped), ${run.faultBands} fault periods`));
+      parts.push(el('div', {}, `${run.events} events on ${run.lanes.length} lanes, ${run.messages} messages (${run.dropped} dropped)${run.impliedEdges > 0 ? `, ${run.impliedEdges} edges from vector clocks or cross-service spans` : ''}, ${run.faultBands} fault periods`));
       if (run.violations.length > 0) {
         const list = el('ul');
         for (const v of run.violations) {

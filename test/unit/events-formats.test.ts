@@ -153,12 +153,13 @@ describe('events: reading files', () => {
       assert.equal(b.level, 'warn');
       assert.equal(c.level, 'error');
       assert.equal(store.epochOriginUs, Date.parse('2024-05-01T10:00:00.000Z') * 1000);
+      // A line no record covers is skipped as ShiViz skips it, and named in a note; a record that matched but cannot be read is bad.
       assert.deepEqual(
         store.bad.map((x) => x.line),
-        [3, 5],
+        [5],
       );
-      assert.match(store.bad[0].error, /does not match the log regex .* line: "garbage in the middle"/);
-      assert.match(store.bad[1].error, /the clock "\{n3:1\}" is not JSON .*expected an object of counters like \{"n1":3,"n2":1\}/);
+      assert.match(store.bad[0].error, /the clock "\{n3:1\}" is not JSON .*expected an object of counters like \{"n1":3,"n2":1\}/);
+      assert.match(store.sources[0].notes.join('\n'), /1 line\(s\) matched no record and were skipped, as ShiViz skips them; the first, line 3, does not match the log regex .* line: "garbage in the middle"/);
     });
 
     it('refuses a regex without the groups it needs, saying which', async () => {
@@ -184,8 +185,22 @@ describe('events: reading files', () => {
           ['server', 'server handles it', { client: 1, server: 1 }],
         ],
       );
-      assert.equal(store.bad[0].line, 5);
-      assert.match(store.bad[0].error, /\(a record is 2 lines\)/);
+      assert.equal(store.badCount, 0);
+      assert.match(store.sources[0].notes.join('\n'), /the first, line 5, does not match the log regex \(a record is 2 lines\)/);
+    });
+
+    it('finds a record after stray characters on its first line, as ShiViz does, and reports a log with no record as bad', async () => {
+      const f = file('stray.log', ['.[10:00:01] n1 {"n1":1} started', '[10:00:02] n2 {"n2":1,"n1":1} joined'].join('\n'));
+      const store = await loadTimeline([f], { regex: '\\[(?<date>[^\\]]+)\\] (?<host>\\S+) (?<clock>\\{.*\\}) (?<event>.*)' });
+      assert.deepEqual(
+        allEvents(store).map((e) => [e.node, e.msg]),
+        [
+          ['n1', 'started'],
+          ['n2', 'joined'],
+        ],
+      );
+      const none = file('none.log', 'banner\nmore banner\n');
+      await assert.rejects(loadTimeline([none], { regex: '(?<host>n\\d) (?<event>.*)' }), /line 1: does not match the log regex/);
     });
 
     it('reads a ShiViz file with its regex and delimiter header, one execution at a time', async () => {

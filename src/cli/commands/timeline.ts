@@ -55,7 +55,7 @@ export type TimelineOpts = OptionsOf<typeof timelineOptions>;
 function overview(model: TimelineModel): string[] {
   return model.meta().runs.flatMap((run, r) => [
     `${model.meta().runs.length > 1 ? `run ${r === 0 ? 'A' : 'B'}: ` : ''}${run.label}`,
-    `  ${run.events} events on ${run.lanes.length} lanes (${run.lanes.map((l) => l.name).join(', ')}); ${run.messages} messages, ${run.dropped} dropped; ${run.faultBands} fault periods`,
+    `  ${run.events} events on ${run.lanes.length} lanes (${run.lanes.map((l) => l.name).join(', ')}); ${run.messages} messages, ${run.dropped} dropped${run.impliedEdges > 0 ? `; ${run.impliedEdges} edges from vector clocks or cross-service spans` : ''}; ${run.faultBands} fault periods`,
     ...run.violations.map((v) => `  violation at ${(v.ts / 1e6).toFixed(3)} s on ${v.node}: ${v.text}`),
     ...(run.badCount > 0 ? [`  ${run.badCount} lines could not be read, e.g. ${run.bad.slice(0, 3).map((b) => `${b.file}:${b.line}: ${b.error}`).join('; ')}`] : []),
   ]);

@@ -95,7 +95,9 @@ export class Causality {
 
   constructor(private readonly store: EventStore) {
     const report: Report = (kind, events, message) => this.report(kind, events, message);
-    const deps = crossLaneDependencies(store, report);
+    const deps = dependencies(store);
+    for (const issue of deps.issues) report(issue.kind, issue.events, issue.message);
+    this.issueCount += deps.issueCount - deps.issues.length;
     this.column = new Int32Array(store.nodes.length).fill(-1);
     let width = 0;
     for (const d of deps.list) if (this.column[store.node[d]] < 0) this.column[store.node[d]] = width++;
@@ -274,10 +276,17 @@ export class Causality {
   }
 }
 
-/** Cross-lane dependencies per event, as compressed rows: deps of e are list[start[e]..start[e+1]). */
-interface Dependencies {
+/** Why an event depends on an event of another node. */
+export const VIA = { message: 0, clock: 1, span: 2 } as const;
+
+/** Cross-lane dependencies per event, as compressed rows: deps of e are list[start[e]..start[e+1]), each with its `VIA`. */
+export interface Dependencies {
   start: Uint32Array;
   list: Uint32Array;
+  via: Uint8Array;
+  /** What the derivation found wrong (cycles, clocks ahead of the log), for `Causality.issues`: the first ones, and how many in all. */
+  issues: { kind: ClockIssueKind; events: number[]; message: () => string }[];
+  issueCount: number;
 }
 
 /** Per lane, the events that carry their own counter: for finding "n2's event with counter 7". */
@@ -307,28 +316,37 @@ function ownCounters(store: EventStore, n: number): OwnCounters {
 }
 
 /** The event's own entry in its own vector clock, 0 when it has none. */
-function ownCounter(store: EventStore, i: number): number {
+export function ownCounter(store: EventStore, i: number): number {
   if ((store.flags[i] & FLAG_CLOCK) === 0) return 0;
   const self = store.node[i];
   for (let k = store.vcOff[i], end = k + store.vcLen[i]; k < end; k++) if (store.vcKey[k] === self) return store.vcVal[k];
   return 0;
 }
 
-function crossLaneDependencies(store: EventStore, report: Report): Dependencies {
+function crossLaneDependencies(store: EventStore): Dependencies {
+  const issues: Dependencies['issues'] = [];
+  let issueCount = 0;
+  const report: Report = (kind, events, message) => {
+    if (issueCount++ < MAX_ISSUES) issues.push({ kind, events, message });
+  };
   const { node, lanes, lanePos } = store;
   const counters: (OwnCounters | undefined)[] = new Array(lanes.length);
   const countersOf = (n: number): OwnCounters => (counters[n] ??= ownCounters(store, n));
   const spanEvent = spanIndex(store);
   const start = new Uint32Array(store.size + 1);
   const list: number[] = [];
+  const via: number[] = [];
   /** Per lane, the last clock seen on it: only entries that grew since carry new edges. */
   const previous: (Uint32Array | undefined)[] = new Array(lanes.length);
   const ahead = new Map<number, { first: number; count: number; max: number }>();
   /** Records that e depends on d; same-node dependencies are program order already (or, backwards, a cycle). */
-  const add = (e: number, d: number): void => {
+  const add = (e: number, d: number, why: number): void => {
     if (d < 0) return;
     if (node[d] !== node[e]) {
-      if (!list.includes(d, start[e])) list.push(d);
+      if (!list.includes(d, start[e])) {
+        list.push(d);
+        via.push(why);
+      }
     } else if (lanePos[d] > lanePos[e]) {
       report('cycle', [e, d], () => `${store.describe(e)} comes before ${store.describe(d)} on the same node, yet depends on it; the edge is ignored`);
     }
@@ -336,8 +354,8 @@ function crossLaneDependencies(store: EventStore, report: Report): Dependencies 
   for (let e = 0; e < store.size; e++) {
     start[e] = list.length;
     const self = node[e];
-    if (store.kind[e] === RECV) add(e, store.sendOf(e));
-    if (store.kind[e] === SPAN && store.parentSpan[e] >= 0) add(e, spanEvent[store.parentSpan[e]]);
+    if (store.kind[e] === RECV) add(e, store.sendOf(e), VIA.message);
+    if (store.kind[e] === SPAN && store.parentSpan[e] >= 0) add(e, spanEvent[store.parentSpan[e]], VIA.span);
     if ((store.flags[e] & FLAG_CLOCK) !== 0) {
       const known = (previous[self] ??= new Uint32Array(store.nodes.length));
       for (let k = store.vcOff[e], end = k + store.vcLen[e]; k < end; k++) {
@@ -352,7 +370,7 @@ function crossLaneDependencies(store: EventStore, report: Report): Dependencies 
           a.count++;
           ahead.set(n, a);
         }
-        if (q > 0 && own.last[q - 1] >= 0) add(e, lanes[n][own.last[q - 1]]);
+        if (q > 0 && own.last[q - 1] >= 0) add(e, lanes[n][own.last[q - 1]], VIA.clock);
       }
     }
   }
@@ -360,7 +378,7 @@ function crossLaneDependencies(store: EventStore, report: Report): Dependencies 
   for (const [n, a] of ahead) {
     report('clock-ahead-of-log', [a.first], () => `${store.describe(a.first)} has a clock entry for ${store.nodes[n]} beyond its last recorded counter (${a.max})${a.count > 1 ? `, as do ${a.count - 1} later events` : ''}: events of ${store.nodes[n]} are missing from the log, or the clock is wrong`);
   }
-  return { start, list: Uint32Array.from(list) };
+  return { start, list: Uint32Array.from(list), via: Uint8Array.from(via), issues, issueCount };
 }
 
 /** Per span-id code, the index of the span event with that id (-1 if none). */
@@ -404,6 +422,15 @@ function checkClocks(store: EventStore, report: Report): void {
       report('recv-clock-behind-send', [e, send], () => `${store.describe(e)} has clock ${fmt(e)}, which does not cover its send ${store.describe(send)} with ${fmt(send)}: ${behind.join('; ')}. A receive must merge the sender's clock (component-wise maximum) before ticking.`);
     }
   }
+}
+
+const dependencyCache = new WeakMap<EventStore, Dependencies>();
+
+/** Who each event depends on across nodes (message, logged clock, parent span), computed once per store. */
+export function dependencies(store: EventStore): Dependencies {
+  let d = dependencyCache.get(store);
+  if (d === undefined) dependencyCache.set(store, (d = crossLaneDependencies(store)));
+  return d;
 }
 
 const cache = new WeakMap<EventStore, Causality>();

@@ -146,6 +146,17 @@ class Run {
     return out;
   }
 
+  /** The other ends of the implied edges (vector clocks, cross-service spans) at `i`. */
+  impliedPartners(i: number): number[] {
+    const out: number[] = [];
+    const { arrows } = this;
+    for (let a = arrows.implied; a < arrows.size; a++) {
+      if (arrows.end[a] === i) out.push(arrows.send[a]);
+      else if (arrows.send[a] === i) out.push(arrows.end[a]);
+    }
+    return out;
+  }
+
   /** Router drops, delays and duplicates per message code. */
   faultsOfMessage(m: number): number[] {
     if (this.routerFaults === undefined) {
@@ -173,7 +184,8 @@ class Run {
       badCount: store.badCount,
       bad: store.bad.slice(0, 50).map(({ file, line, error }) => ({ file, line, error })),
       violations: this.violations,
-      messages: this.arrows.size,
+      messages: this.arrows.implied,
+      impliedEdges: this.arrows.size - this.arrows.implied,
       dropped: this.arrows.flags.reduce((n, f) => n + (f & 1), 0),
       chatterTypes: this.chatter.types,
       faultBands: this.bands.length,
@@ -352,7 +364,7 @@ export class TimelineModel {
     const i = ref.index;
     const hb = causality(store);
     // A router's drop has the message's send as its partner, like a receive.
-    const partners = store.kind[i] === FAULT ? run.sendsEndingAt(i) : store.partners(i);
+    const partners = store.kind[i] === FAULT ? run.sendsEndingAt(i) : [...store.partners(i), ...run.impliedPartners(i)];
     const faults = store.msgId[i] >= 0 && store.kind[i] !== FAULT ? run.faultsOfMessage(store.msgId[i]) : [];
     return {
       type: 'details',

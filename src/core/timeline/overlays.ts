@@ -4,6 +4,7 @@
  * violations (failed checks) and message arrows (send → receive, or send → the
  * router's drop), with the router's delays and duplicates marked on them.
  */
+import { impliedEdges } from '../events/edges';
 import { kindCode, type EventStore } from '../events/store';
 import { ARROW, type BandKind, type Violation } from './protocol';
 
@@ -102,7 +103,11 @@ export function violations(store: EventStore): Violation[] {
   return out;
 }
 
-/** Message arrows as columns: the send, where the message ended (a receive, or the router's drop), and flags. */
+/**
+ * Message arrows as columns: the send, where the message ended (a receive, or the
+ * router's drop), and flags; then the edges a log implies without message ids
+ * (vector clocks, spans calling across services: `impliedEdges`), drawn alike.
+ */
 export interface Arrows {
   size: number;
   send: Int32Array;
@@ -110,6 +115,8 @@ export interface Arrows {
   /** Node code of the end's lane (the receiver, also for a drop). */
   toNode: Int32Array;
   flags: Uint8Array;
+  /** Arrows from `implied` on are implied edges, not messages. */
+  implied: number;
 }
 
 const ROUTER_FLAG: Record<string, number> = { drop: ARROW.dropped, delay: ARROW.delayed, duplicate: ARROW.duplicated, reorder: ARROW.reordered };
@@ -150,7 +157,15 @@ export function messageArrows(store: EventStore): Arrows {
     toNode.push(store.peer[d]);
     flags.push(routerFlags[store.msgId[d]]);
   }
-  return { size: send.length, send: Int32Array.from(send), end: Int32Array.from(end), toNode: Int32Array.from(toNode), flags: Uint8Array.from(flags) };
+  const implied = send.length;
+  const edges = impliedEdges(store);
+  for (let k = 0; k < edges.size; k++) {
+    send.push(edges.from[k]);
+    end.push(edges.to[k]);
+    toNode.push(store.node[edges.to[k]]);
+    flags.push(0);
+  }
+  return { size: send.length, send: Int32Array.from(send), end: Int32Array.from(end), toNode: Int32Array.from(toNode), flags: Uint8Array.from(flags), implied };
 }
 
 /** Span events with their nesting depth on their lane (a parent on another node starts a new stack). */

@@ -115,6 +115,8 @@ export const RunMeta = z.object({
   bad: z.array(z.object({ file: z.string(), line: z.number().int(), error: z.string() })),
   violations: z.array(Violation),
   messages: z.number().int(),
+  /** Arrows from vector clocks and cross-service spans (core/events/edges.ts), besides the messages. */
+  impliedEdges: z.number().int(),
   dropped: z.number().int(),
   /** Message types that repeat at a steady pace (timeline/chatter.ts), most messages first. */
   chatterTypes: z.array(z.string()),

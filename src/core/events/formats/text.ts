@@ -196,8 +196,10 @@ function recordOf(groups: Groups, ordinal: number, sink: SourceSink): { record: 
 
 /**
  * Reads a plain-text log through a regex with named groups, the way ShiViz does but
- * streaming and strict: a record must start at the start of a line, and a line that
- * no record covers is reported (ShiViz skips such garbage silently). With a
+ * streaming: a record starts on a line (at its start, or further in, as ShiViz's
+ * search finds it after stray characters); lines no record covers (banners, stack
+ * traces) are skipped as ShiViz skips them, but counted in a note with the first of
+ * them, and when nothing matches at all the first is reported as a bad line. With a
  * delimiter, only one execution is read (ShiViz shows them side by side; one
  * timeline shows one execution).
  */
@@ -205,6 +207,10 @@ export async function readTextLog(file: string, sink: SourceSink, opts: TextLogO
   const parser = compileLogRegex(opts.regex);
   const delimiter = opts.delimiter ? compileDelimiter(opts.delimiter) : undefined;
   const pending: { text: string; lineNo: number }[] = [];
+  // The same regex unanchored: a record may begin after stray characters on its first line.
+  const search = new RegExp(parser.source, 'm');
+  let skipped = 0;
+  let firstSkipped: { lineNo: number; why: string } | undefined;
   /** Labels of the executions met so far; the one being read is the last. */
   const executions: string[] = [];
   let ordinal = 0;
@@ -218,18 +224,24 @@ export async function readTextLog(file: string, sink: SourceSink, opts: TextLogO
   const matchFirst = (final: boolean): boolean => {
     const window = pending.slice(0, parser.lines);
     if (!final && window.length < parser.lines) return false;
+    const text = window.map((l) => l.text).join('\n');
     parser.regex.lastIndex = 0;
-    const m = parser.regex.exec(window.map((l) => l.text).join('\n'));
+    let m = parser.regex.exec(text);
+    if (m === null || m[0] === '') {
+      m = search.exec(text);
+      if (m !== null && m.index > window[0].text.length) m = null;
+    }
     if (m === null || m[0] === '') {
       const first = pending.shift();
       if (first !== undefined) {
+        skipped++;
         const shape = parser.lines > 1 ? ` (a record is ${parser.lines} lines)` : '';
-        sink.bad(first.lineNo, `does not match the log regex${shape} /${parser.source}/ — line: ${JSON.stringify(first.text.slice(0, 120))}`);
+        firstSkipped ??= { lineNo: first.lineNo, why: `does not match the log regex${shape} /${parser.source}/ — line: ${JSON.stringify(first.text.slice(0, 120))}` };
       }
       return true;
     }
     const start = pending[0].lineNo;
-    pending.splice(0, m[0].split('\n').length);
+    pending.splice(0, text.slice(0, m.index + m[0].length).split('\n').length);
     const parsed = recordOf(m.groups ?? {}, ++ordinal, sink);
     if ('error' in parsed) sink.bad(start, parsed.error);
     else sink.add(parsed.record, parsed.raw ?? JSON.stringify(parsed.record), start, parsed.flags);
@@ -255,6 +267,10 @@ export async function readTextLog(file: string, sink: SourceSink, opts: TextLogO
     while (pending.length >= parser.lines && matchFirst(false));
   });
   drain();
+  if (firstSkipped !== undefined) {
+    if (ordinal === 0) sink.bad(firstSkipped.lineNo, firstSkipped.why);
+    else sink.note(`${skipped} line(s) matched no record and were skipped, as ShiViz skips them; the first, line ${firstSkipped.lineNo}, ${firstSkipped.why}`);
+  }
   const names = executions.map((label, i) => `${i + 1}${label === '' ? '' : ` (${label})`}`).join(', ');
   const wanted = opts.execution;
   // A missing execution would read as an empty log; naming the ones there are is the fix.
