@@ -173,4 +173,9 @@ withOptions(
   (o, target: string) => commandAgent(target, o),
 );
 
+// A reader that stopped (`ddbench timeline … | head`) is not an error: the rest of the output is dropped and the command still finishes (and cleans up).
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+});
+
 program.parseAsync(process.argv);

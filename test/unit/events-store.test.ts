@@ -100,7 +100,7 @@ describe('events: store and streaming building blocks', () => {
     ]);
   });
 
-  it('reads foreign Chrome traces: complete slices and instants on named processes', async () => {
+  it('reads foreign Chrome traces: slices (X, B/E, async), instants, counters and flows, a lane per thread', async () => {
     const f = file(
       'foreign.json',
       JSON.stringify([
@@ -108,21 +108,42 @@ describe('events: store and streaming building blocks', () => {
         { ph: 'X', name: 'Layout', cat: 'blink', ts: 100, dur: 50, pid: 7, tid: 9, args: { nodes: 3 } },
         { ph: 'i', name: 'mark', ts: 120, pid: 8, tid: 8 },
         { ph: 'B', name: 'open', ts: 130, pid: 7, tid: 9 },
-        { ph: 's', id: 1, ts: 130, pid: 7, tid: 9 },
+        { ph: 's', id: 1, cat: 'ipc', name: 'IPC', ts: 130, pid: 7, tid: 9 },
+        { ph: 'E', ts: 140, pid: 7, tid: 9, args: { ok: true } },
+        { ph: 'b', id: 'r', cat: 'net', name: 'request', ts: 135, pid: 8, tid: 8 },
+        { ph: 'e', id: 'r', cat: 'net', name: 'request', ts: 190, pid: 8, tid: 8 },
+        { ph: 'C', name: 'heap', ts: 150, pid: 8, tid: 8, args: { used: 12 } },
+        { ph: 'f', id: 1, cat: 'ipc', name: 'IPC', ts: 160, pid: 8, tid: 8 },
+        { ph: 'X', name: 'Paint', ts: 170, dur: 5, pid: 7, tid: 10 },
+        { ph: 'M', name: 'thread_name', pid: 7, tid: 10, args: { name: 'compositor' } },
+        { ph: 'P', name: 'sample', ts: 180, pid: 8, tid: 8 },
+        { ph: 'E', ts: 200, pid: 8, tid: 8 },
       ]),
     );
     const store = await loadTimeline([f]);
-    const [layout, mark] = allEvents(store);
-    assert.deepEqual(layout, {
+    const events = allEvents(store);
+    assert.deepEqual(events[0], {
       id: 'foreign.json:1',
       ts: 100,
-      node: 'browser',
+      node: 'browser/tid 9',
       kind: 'span',
       msg: 'Layout',
       span: { traceId: 'chrome', spanId: '7.9.100', name: 'Layout', end: 150 },
       fields: { nodes: 3, cat: 'blink', tid: 9 },
     });
-    assert.equal(mark.node, 'pid 8');
-    assert.match(store.sources[0].notes.join(), /skipped trace events of phases the timeline does not show: B ×1/);
+    const byMsg = (msg: string) => events.find((e) => e.msg === msg);
+    assert.equal(byMsg('mark')?.node, 'pid 8', 'a process with one thread is one lane');
+    assert.equal(byMsg('Paint')?.node, 'browser/compositor', 'threads are lanes, named by thread_name metadata read after them');
+    assert.deepEqual(byMsg('open')?.span?.end, 140, 'B/E make a span');
+    assert.deepEqual(byMsg('open')?.fields, { tid: 9, ok: true });
+    assert.deepEqual(byMsg('request')?.span?.end, 190, 'async b/e make a span');
+    assert.equal(byMsg('heap used=12')?.kind, 'log');
+    const send = events.find((e) => e.kind === 'send');
+    const recv = events.find((e) => e.kind === 'recv');
+    assert.ok(send !== undefined && recv !== undefined && send.msgId === recv.msgId, 'a flow s → f is a message');
+    assert.deepEqual([send.node, recv.node], ['browser/tid 9', 'pid 8']);
+    const notes = store.sources[0].notes.join('\n');
+    assert.match(notes, /1 end event\(s\) \(E, e, F\) without a begin were skipped/);
+    assert.match(notes, /skipped trace events of phases the timeline does not show: P ×1/);
   });
 });

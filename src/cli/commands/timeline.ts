@@ -24,7 +24,7 @@ export const timelineOptions = options(
       new Option('--html <out>', 'write the interactive timeline as one HTML file that opens offline in any browser'),
       new Option('--export <format-and-out...>', 'write the events for another tool: chrome OUT (Perfetto) or shiviz OUT'),
       new Option('--compare <input...>', 'a second run shown aligned below the first, with where it first diverges (--html)'),
-      new Option('--format <format>', 'read every file as this format instead of detecting it (events, router, text, shiviz, otlp, chrome)'),
+      new Option('--format <format>', 'read every file as this format instead of detecting it (events, router, text, shiviz, otlp, chrome, jaeger, zipkin)'),
       new Option('--regex <regex>', 'regex with named groups (host, event, clock, ts, level) for plain-text logs'),
       new Option('--delimiter <regex>', 'ShiViz execution delimiter (a matching line starts a new execution)'),
       new Option('--execution <label-or-number>', 'which execution of a multi-execution ShiViz log to read: its label, or its number from 1'),

@@ -2,8 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../errors';
 import type { InputFormat } from './store';
+import { isJaegerDocument } from './formats/jaeger';
 import { isJaegerResult } from './formats/otlp';
-import { SHIVIZ_DEFAULT_REGEX } from './formats/text';
+import { isZipkinDocument } from './formats/zipkin';
+import { guessShivizLayout } from './formats/shiviz';
 
 /** How much of a file is looked at to tell its format. */
 const HEAD_BYTES = 64 * 1024;
@@ -21,9 +23,33 @@ function head(file: string): string {
 
 function formatOfJsonObject(value: Record<string, unknown>): InputFormat {
   if ('traceEvents' in value) return 'chrome';
+  if (isJaegerDocument(value)) return 'jaeger';
   if ('resourceSpans' in value || 'resourceLogs' in value || 'resourceMetrics' in value || isJaegerResult(value)) return 'otlp';
   if ('action' in value && 'from' in value && 'to' in value && 'msgId' in value) return 'router';
   return 'events';
+}
+
+/**
+ * A JSON array: Zipkin v2 (spans with traceId and id, or lists of them), Jaeger
+ * (a list of traces), else Chrome's bare array of trace events. When the head does
+ * not hold a whole first element, its first keys decide.
+ */
+function formatOfJsonArray(start: string): InputFormat {
+  const firstElement = /^\[\s*(\[\s*)?(\{[\s\S]*?\n?\s*\})\s*[,\]]/.exec(start)?.[2];
+  let value: unknown;
+  try {
+    value = JSON.parse(`[${firstElement ?? ''}]`);
+  } catch {
+    value = undefined;
+  }
+  if (Array.isArray(value) && value.length > 0) {
+    if (isZipkinDocument(value)) return 'zipkin';
+    if (isJaegerDocument(value)) return 'jaeger';
+    return 'chrome';
+  }
+  if (/"traceId"\s*:/.test(start) && /"localEndpoint"\s*:|"timestamp"\s*:/.test(start) && !/"ph"\s*:/.test(start)) return 'zipkin';
+  if (/"spans"\s*:/.test(start) && /"processes"\s*:/.test(start)) return 'jaeger';
+  return 'chrome';
 }
 
 /**
@@ -40,7 +66,7 @@ export function detectFormat(file: string, haveRegex: boolean): InputFormat {
   const shivizHeader = /\(\?<host>/.test(lines[0]) && /\(\?<(event|ddbench)>/.test(lines[0]);
   // A regex means a text log: log lines often start with `[` or `{` (`[12:00:01] n1 ...`), which sniffing would take for JSON.
   if (haveRegex) return shivizHeader ? 'shiviz' : 'text';
-  if (start.startsWith('[')) return 'chrome';
+  if (start.startsWith('[')) return formatOfJsonArray(start);
   if (start.startsWith('{')) {
     const firstLine = lines.find((l) => l.trim() !== '') ?? '';
     try {
@@ -49,16 +75,14 @@ export function detectFormat(file: string, haveRegex: boolean): InputFormat {
     } catch {
       // Pretty-printed (or truncated): look for the keys instead.
       if (start.includes('"traceEvents"')) return 'chrome';
-      if (start.includes('"resourceSpans"') || start.includes('"resourceLogs"')) return 'otlp';
+      if (start.includes('"resourceSpans"') || start.includes('"resourceLogs"') || start.includes('"resourceMetrics"')) return 'otlp';
+      if (/"spans"\s*:/.test(start) && (start.includes('"processes"') || start.includes('"traceID"'))) return 'jaeger';
     }
     return 'events';
   }
-  if (shivizHeader) return 'shiviz';
-  const defaultRegex = new RegExp(SHIVIZ_DEFAULT_REGEX, 'm');
-  const nonBlank = lines.filter((l) => l.trim() !== '');
-  if (nonBlank.length >= 2 && new RegExp(`^${defaultRegex.source}`).test(`${nonBlank[0]}\n${nonBlank[1]}`)) return 'shiviz';
+  if (shivizHeader || guessShivizLayout(file) !== undefined) return 'shiviz';
   throw new UserError(
-    `cannot tell the format of ${path.basename(file)}: it is not JSON (events, router records, OTLP, Chrome trace) and not a ShiViz log. ` +
+    `cannot tell the format of ${path.basename(file)}: it is not JSON (events, router records, OTLP, Chrome trace, Jaeger, Zipkin) and not a ShiViz log. ` +
       `For a plain-text log give a regex with named groups host, event and (for vector clocks) clock, e.g. ^(?<host>\\S+) (?<clock>\\{.*?\\}) (?<event>.*)$, or choose the format.`,
   );
 }

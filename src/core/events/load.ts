@@ -6,9 +6,11 @@ import { EventStoreBuilder, type SourceSink } from './build';
 import { detectFormat } from './detect';
 import { readChromeTrace } from './formats/chrome';
 import { readEventsJsonl } from './formats/events-jsonl';
+import { readJaegerJson } from './formats/jaeger';
 import { readOtlpJson } from './formats/otlp';
+import { readZipkinJson } from './formats/zipkin';
 import { readRouterJsonl } from './formats/router';
-import { readShivizHeader } from './formats/shiviz';
+import { guessShivizLayout, readShivizHeader } from './formats/shiviz';
 import { readTextLog, SHIVIZ_DEFAULT_REGEX } from './formats/text';
 import type { EventStore, InputFormat, SourceReport } from './store';
 
@@ -102,11 +104,16 @@ async function readInput(input: TimelineInput, format: InputFormat, sink: Source
       return readOtlpJson(input.file, sink, sink.label);
     case 'chrome':
       return readChromeTrace(input.file, sink);
+    case 'jaeger':
+      return readJaegerJson(input.file, sink);
+    case 'zipkin':
+      return readZipkinJson(input.file, sink);
     case 'shiviz': {
       const header = readShivizHeader(input.file);
+      const layout = header ?? (opts.regex === undefined ? guessShivizLayout(input.file) : undefined);
       return readTextLog(input.file, sink, {
-        regex: opts.regex ?? header?.regex ?? SHIVIZ_DEFAULT_REGEX,
-        delimiter: opts.delimiter ?? header?.delimiter,
+        regex: opts.regex ?? layout?.regex ?? SHIVIZ_DEFAULT_REGEX,
+        delimiter: opts.delimiter ?? layout?.delimiter,
         execution: opts.execution,
         headerLines: header === undefined ? 0 : 2,
       });
@@ -124,6 +131,8 @@ const FORMAT_NAMES: Record<InputFormat, string> = {
   shiviz: 'a ShiViz log',
   otlp: 'OTLP JSON',
   chrome: 'a Chrome trace',
+  jaeger: 'Jaeger JSON',
+  zipkin: 'Zipkin v2 JSON',
 };
 
 /** What to try instead when a file read as `format` gave no events. */
@@ -138,8 +147,12 @@ function remedy(format: InputFormat, opts: LoadOptions): string {
       return "if this is a text log, give a regex (--regex '^(?<host>\\S+) (?<event>.*)$'); a Chrome trace needs events with ph, ts and pid";
     case 'otlp':
       return 'OTLP JSON needs resourceSpans or resourceLogs with spans or log records';
+    case 'jaeger':
+      return 'Jaeger JSON needs traces with spans (traceID, spanID, operationName, startTime)';
+    case 'zipkin':
+      return 'Zipkin v2 JSON needs spans with traceId, id and timestamp';
     default:
-      return "if this is a text log, give a regex (--regex '^(?<host>\\S+) (?<event>.*)$'), or choose the format (--format events, router, text, shiviz, otlp, chrome)";
+      return "if this is a text log, give a regex (--regex '^(?<host>\\S+) (?<event>.*)$'), or choose the format (--format events, router, text, shiviz, otlp, chrome, jaeger, zipkin)";
   }
 }
 

@@ -4,7 +4,7 @@ import { lowerBound } from './columns';
 import { toEvent, type EventRecord } from './record';
 
 /** The file formats the timeline reads. */
-export const InputFormat = ['events', 'router', 'text', 'shiviz', 'otlp', 'chrome'] as const;
+export const InputFormat = ['events', 'router', 'text', 'shiviz', 'otlp', 'chrome', 'jaeger', 'zipkin'] as const;
 export type InputFormat = (typeof InputFormat)[number];
 
 /** Kind codes index this list. */

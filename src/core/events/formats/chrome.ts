@@ -73,18 +73,30 @@ interface TraceEvent {
   dur?: unknown;
   pid?: unknown;
   tid?: unknown;
+  id?: unknown;
   args?: unknown;
+}
+
+/** A trace event of another tool, kept until the whole file (with its metadata, often at the end) is read. */
+interface Foreign {
+  e: TraceEvent;
+  ts: number;
+  lineNo: number;
 }
 
 /**
  * Reads Chrome trace-event JSON: our own export exactly (from `args`), and from
- * other tools the complete slices (X → span events) and instants (→ log events)
- * on lanes named by process_name metadata. Flows are skipped (message arrows come
- * from message ids); other phases are counted in a note.
+ * other tools (catapult, chrome://tracing, Perfetto's JSON) complete slices (X) and
+ * begin/end pairs (B/E) as spans, async begin/end (b/e, S/F) as spans, instants and
+ * async steps as logs, counters (C) as logs with their values, and flows (s → t → f)
+ * as messages, so they draw as arrows. Each thread is a lane (`process/thread`) when
+ * a process has several, named by process_name and thread_name metadata.
  */
 export async function readChromeTrace(file: string, sink: SourceSink): Promise<void> {
   const processNames = new Map<unknown, string>();
-  const skipped = new Map<string, number>();
+  const threadNames = new Map<string, string>();
+  const foreign: Foreign[] = [];
+  let own = 0;
   await forEachJsonValue(
     file,
     'array-elements',
@@ -104,37 +116,114 @@ export async function readChromeTrace(file: string, sink: SourceSink): Promise<v
       if (e.ph === 'M') {
         const name = (e.args as { name?: unknown } | undefined)?.name;
         if (e.name === 'process_name' && typeof name === 'string') processNames.set(e.pid, name);
+        if (e.name === 'thread_name' && typeof name === 'string') threadNames.set(threadKey(e), name);
         return;
       }
       if (typeof e.ts !== 'number') {
         sink.bad(lineNo, `trace event without a numeric ts (µs): ${text.slice(0, 80)}`);
         return;
       }
-      const own = typeof e.args === 'object' && e.args !== null ? { ...(e.args as Record<string, unknown>), ts: e.ts } : undefined;
-      if (own !== undefined && isEventRecord(own)) {
-        sink.add(own, JSON.stringify(own), lineNo);
+      const record = typeof e.args === 'object' && e.args !== null ? { ...(e.args as Record<string, unknown>), ts: e.ts } : undefined;
+      if (record !== undefined && isEventRecord(record)) {
+        own++;
+        sink.add(record, JSON.stringify(record), lineNo);
         return;
       }
-      const record = foreignRecord(e, e.ts, processNames);
-      if (record !== undefined) sink.add(record, JSON.stringify(record), lineNo);
-      else skipped.set(String(e.ph), (skipped.get(String(e.ph)) ?? 0) + 1);
+      foreign.push({ e, ts: e.ts, lineNo });
     },
     () => undefined,
   );
-  const counts = [...skipped].filter(([ph]) => !['s', 't', 'f'].includes(ph));
-  if (counts.length > 0) sink.note(`skipped trace events of phases the timeline does not show: ${counts.map(([ph, n]) => `${ph} ×${n}`).join(', ')}`);
+  // Our own export's flows repeat messages its events already carry (by message id).
+  const kept = own > 0 ? foreign.filter(({ e }) => !['s', 't', 'f'].includes(String(e.ph))) : foreign;
+  if (kept.length > 0) addForeign(kept, laneNamer(kept, processNames, threadNames), sink);
 }
 
-function foreignRecord(e: TraceEvent, ts: number, processNames: Map<unknown, string>): EventRecord | undefined {
-  const node = processNames.get(e.pid) ?? `pid ${String(e.pid ?? 0)}`;
-  const name = typeof e.name === 'string' ? e.name : '';
-  const fields: Record<string, unknown> = { ...(typeof e.args === 'object' && e.args !== null ? (e.args as Record<string, unknown>) : {}) };
-  if (typeof e.cat === 'string') fields.cat = e.cat;
-  if (e.tid !== undefined && e.tid !== e.pid) fields.tid = e.tid;
-  if (e.ph === 'X' && typeof e.dur === 'number') {
-    const spanId = `${String(e.pid)}.${String(e.tid)}.${ts}`;
-    return { ts, node, kind: 'span', msg: name, span: { traceId: 'chrome', spanId, name, end: ts + e.dur }, fields };
+function threadKey(e: TraceEvent): string {
+  return `${String(e.pid)}:${String(e.tid ?? e.pid)}`;
+}
+
+/** Lane names: the process, or `process/thread` for a process whose events are on several threads. */
+function laneNamer(foreign: readonly Foreign[], processNames: Map<unknown, string>, threadNames: Map<string, string>): (e: TraceEvent) => string {
+  const threads = new Map<unknown, Set<unknown>>();
+  for (const { e } of foreign) {
+    const set = threads.get(e.pid) ?? new Set();
+    set.add(e.tid ?? e.pid);
+    threads.set(e.pid, set);
   }
-  if (e.ph === 'i' || e.ph === 'I' || e.ph === 'R') return { ts, node, kind: 'log', msg: name, fields };
-  return undefined;
+  return (e) => {
+    const process = processNames.get(e.pid) ?? `pid ${String(e.pid ?? 0)}`;
+    if ((threads.get(e.pid)?.size ?? 0) <= 1) return process;
+    return `${process}/${threadNames.get(threadKey(e)) ?? `tid ${String(e.tid ?? e.pid)}`}`;
+  };
+}
+
+function argsOf(e: TraceEvent): Record<string, unknown> {
+  return typeof e.args === 'object' && e.args !== null ? { ...(e.args as Record<string, unknown>) } : {};
+}
+
+function nameOf(e: TraceEvent): string {
+  return typeof e.name === 'string' ? e.name : '';
+}
+
+/** Turns other tools' trace events into records: spans from X, B/E and async pairs; logs; messages from flows. */
+function addForeign(foreign: readonly Foreign[], laneOf: (e: TraceEvent) => string, sink: SourceSink): void {
+  const out: { record: EventRecord; lineNo: number }[] = [];
+  const skipped = new Map<string, number>();
+  const stacks = new Map<string, { f: Foreign; index: number }[]>();
+  const asyncOpen = new Map<string, { f: Foreign; index: number }[]>();
+  const flows = new Map<string, Foreign[]>();
+  let unmatchedEnds = 0;
+  const fields = (e: TraceEvent): Record<string, unknown> => ({ ...argsOf(e), ...(typeof e.cat === 'string' && { cat: e.cat }), ...(e.tid !== undefined && e.tid !== e.pid && { tid: e.tid }) });
+  const span = (f: Foreign, end: number | undefined, extra: Record<string, unknown> = {}): EventRecord => {
+    const name = nameOf(f.e);
+    const spanId = `${String(f.e.pid)}.${String(f.e.tid)}.${f.ts}`;
+    const all = { ...fields(f.e), ...extra };
+    return { ts: f.ts, node: laneOf(f.e), kind: 'span', msg: name, span: { traceId: 'chrome', spanId, name, ...(end !== undefined && { end }) }, ...(Object.keys(all).length > 0 && { fields: all }) };
+  };
+  const log = (f: Foreign, msg: string, extra: Record<string, unknown> = {}): EventRecord => {
+    const all = { ...fields(f.e), ...extra };
+    return { ts: f.ts, node: laneOf(f.e), kind: 'log', msg, ...(Object.keys(all).length > 0 && { fields: all }) };
+  };
+  for (const f of foreign) {
+    const { e } = f;
+    const ph = String(e.ph);
+    const asyncKey = `${String(e.cat)}|${String(e.id)}|${nameOf(e)}`;
+    if (ph === 'X') out.push({ record: typeof e.dur === 'number' ? span(f, f.ts + e.dur) : log(f, nameOf(e)), lineNo: f.lineNo });
+    else if (ph === 'B' || ph === 'b' || ph === 'S') {
+      const open = ph === 'B' ? stacks : asyncOpen;
+      const key = ph === 'B' ? threadKey(e) : asyncKey;
+      const list = open.get(key) ?? [];
+      list.push({ f, index: out.length });
+      open.set(key, list);
+      out.push({ record: span(f, undefined), lineNo: f.lineNo });
+    } else if (ph === 'E' || ph === 'e' || ph === 'F') {
+      const list = (ph === 'E' ? stacks : asyncOpen).get(ph === 'E' ? threadKey(e) : asyncKey);
+      const begin = list?.pop();
+      if (begin === undefined) unmatchedEnds++;
+      else out[begin.index].record = span(begin.f, f.ts, argsOf(e));
+    } else if (ph === 'i' || ph === 'I' || ph === 'R' || ph === 'n' || ph === 'T' || ph === 'p') out.push({ record: log(f, nameOf(e)), lineNo: f.lineNo });
+    else if (ph === 'C') {
+      const values = Object.entries(argsOf(e)).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      out.push({ record: log(f, `${nameOf(e)} ${values.join(' ')}`.trim(), { counter: true }), lineNo: f.lineNo });
+    } else if (ph === 's' || ph === 't' || ph === 'f') {
+      const key = `${String(e.cat)}|${String(e.id)}`;
+      const chain = flows.get(key) ?? [];
+      chain.push(f);
+      flows.set(key, chain);
+    } else skipped.set(ph, (skipped.get(ph) ?? 0) + 1);
+  }
+  for (const [key, chain] of flows) {
+    chain.sort((a, b) => a.ts - b.ts);
+    chain.forEach((f, k) => {
+      const ph = String(f.e.ph);
+      const base = { ts: f.ts, node: laneOf(f.e), msg: nameOf(f.e) || 'flow' };
+      if (ph !== 's' && k > 0) out.push({ record: { ...base, kind: 'recv', msgId: `flow ${key} #${k - 1}`, fields: fields(f.e) }, lineNo: f.lineNo });
+      if (ph !== 'f' && k < chain.length - 1) out.push({ record: { ...base, kind: 'send', msgId: `flow ${key} #${k}`, fields: fields(f.e) }, lineNo: f.lineNo });
+    });
+  }
+  const open = [...stacks.values(), ...asyncOpen.values()].reduce((n, list) => n + list.length, 0);
+  for (const { record, lineNo } of out) sink.add(record, JSON.stringify(record), lineNo);
+  if (open > 0) sink.note(`${open} slice(s) begun (B, b, S) without an end; shown from their start`);
+  if (unmatchedEnds > 0) sink.note(`${unmatchedEnds} end event(s) (E, e, F) without a begin were skipped`);
+  if (skipped.size > 0) sink.note(`skipped trace events of phases the timeline does not show: ${[...skipped].map(([ph, n]) => `${ph} ×${n}`).join(', ')}`);
 }

@@ -58,20 +58,51 @@ const HEAD_BYTES = 64 * 1024;
  * (ShiViz's default parser) and line 2 is empty or reads as a delimiter regex.
  */
 export function readShivizHeader(file: string): ShivizHeader | undefined {
+  const [first = '', second = ''] = headOf(file).split('\n', 2);
+  const line1 = first.replace(/\r$/, '').trim();
+  const line2 = second.replace(/\r$/, '').trim();
+  if (line1 === '') {
+    if (line2 !== '' && !line2.includes('(?<trace>') && !line2.startsWith('^')) return undefined;
+    return { regex: SHIVIZ_DEFAULT_REGEX, ...(line2 !== '' && { delimiter: line2 }) };
+  }
+  if (!/\(\?<host>/.test(line1) || !/\(\?<(event|ddbench)>/.test(line1)) return undefined;
+  return { regex: line1, ...(line2 !== '' && { delimiter: line2 }) };
+}
+
+function headOf(file: string): string {
   const fd = fs.openSync(file, 'r');
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = fs.readSync(fd, buf, 0, HEAD_BYTES, 0);
-    const [first = '', second = ''] = buf.toString('utf8', 0, n).replace(/^\uFEFF/, '').split('\n', 2);
-    const line1 = first.replace(/\r$/, '').trim();
-    const line2 = second.replace(/\r$/, '').trim();
-    if (line1 === '') {
-      if (line2 !== '' && !line2.includes('(?<trace>') && !line2.startsWith('^')) return undefined;
-      return { regex: SHIVIZ_DEFAULT_REGEX, ...(line2 !== '' && { delimiter: line2 }) };
-    }
-    if (!/\(\?<host>/.test(line1) || !/\(\?<(event|ddbench)>/.test(line1)) return undefined;
-    return { regex: line1, ...(line2 !== '' && { delimiter: line2 }) };
+    return buf.toString('utf8', 0, n).replace(/^\uFEFF/, '');
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** ShiViz's (and GoVector's) other two-line layout: the host and clock, then the event. */
+export const SHIVIZ_HOST_FIRST_REGEX = '(?<host>\\S*) (?<clock>{.*})\\n(?<event>.*)';
+/** The execution delimiter of ShiViz's multi-execution examples. */
+export const SHIVIZ_EXAMPLE_DELIMITER = '^=== (?<trace>.*) ===$';
+
+/**
+ * The layout of a ShiViz log without a header, from its first lines: event then
+ * `host {clock}` (ShiViz's default), or `host {clock}` then event (GoVector's), each
+ * optionally split into executions by `=== label ===` lines. Undefined when neither fits.
+ */
+export function guessShivizLayout(file: string): ShivizHeader | undefined {
+  const lines = headOf(file)
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '');
+  const delimiter = new RegExp(SHIVIZ_EXAMPLE_DELIMITER);
+  const multi = lines.length > 0 && delimiter.test(lines[0]);
+  const body = lines.filter((l) => !delimiter.test(l));
+  if (body.length < 2) return undefined;
+  const pair = `${body[0]}\n${body[1]}`;
+  const withDelimiter = multi ? { delimiter: SHIVIZ_EXAMPLE_DELIMITER } : {};
+  // A host line is one word and a JSON object; tried first, since a default-layout event line can look like anything.
+  if (new RegExp(`^${SHIVIZ_HOST_FIRST_REGEX}$`).test(pair) && /^\S+ \{.*\}$/.test(body[0])) return { regex: SHIVIZ_HOST_FIRST_REGEX, ...withDelimiter };
+  if (new RegExp(`^${SHIVIZ_DEFAULT_REGEX}`).test(pair)) return { regex: SHIVIZ_DEFAULT_REGEX, ...withDelimiter };
+  return undefined;
 }
