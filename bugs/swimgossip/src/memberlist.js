@@ -19,6 +19,8 @@ const DEFAULTS = {
   retransmitMult: 4,
   joinRetryMs: 300,
   leavePropagateMs: 300,
+  bindPort: 7946,
+  deadNodeReclaimMs: 0,
 };
 
 export class Memberlist {
@@ -43,6 +45,8 @@ export class Memberlist {
     this.broadcasts = new TransmitLimitedQueue(() => this.nodes.length, this.config.retransmitMult);
     this.leaving = false;
     this.joined = false;
+    /** The address this member advertises (host:port), chosen at start. */
+    this.addr = '';
   }
 
   nextSeqNo() {
@@ -56,10 +60,25 @@ export class Memberlist {
   create() {
     this.rt.onMessage((msg) => this.onMessage(msg));
     this.rt.exposeState(() => this.state());
-    this.aliveNode({ node: this.name, incarnation: 1 }, true);
-    this.rt.log.info('member started', { join: this.join });
+    this.addr = `${this.name}:${this.config.bindPort || this.ephemeralPort()}`;
+    this.aliveNode({ node: this.name, addr: this.addr, incarnation: 1 }, true);
+    this.rt.log.info('member started', { addr: this.addr, join: this.join });
     this.schedule();
     this.tryJoin(0);
+  }
+
+  /**
+   * bindPort 0: a fresh port at every start, as a process on an ephemeral port (or a pod
+   * rescheduled with a new IP) comes back at a new address; like the OS, never the one
+   * its last run held.
+   */
+  ephemeralPort() {
+    const last = Number(this.rt.disk.read('last-port') ?? 0);
+    let port = last;
+    while (port === last) port = 20000 + Math.floor(this.rt.random() * 40000);
+    this.rt.disk.write('last-port', String(port));
+    this.rt.disk.sync();
+    return port;
   }
 
   schedule() {
@@ -92,7 +111,7 @@ export class Memberlist {
   }
 
   localState() {
-    return this.nodes.map((n) => ({ name: n.name, incarnation: n.incarnation, state: n.state }));
+    return this.nodes.map((n) => ({ name: n.name, addr: n.addr, incarnation: n.incarnation, state: n.state }));
   }
 
   /** Piggybacks queued broadcasts on a compound message to gossipNodes random members. */
@@ -139,12 +158,13 @@ export class Memberlist {
     if (this.leaving) return;
     switch (type) {
       case 'ping':
-        if (body.node !== this.name) return;
+        // A ping for another name or for an address this process does not hold is not ours.
+        if (body.node !== this.name || body.addr !== this.addr) return;
         return this.rt.send(from, 'ack', { seqNo: body.seqNo });
       case 'indirectPing': {
         const seqNo = this.nextSeqNo();
         this.ackHandlers.set(seqNo, () => this.rt.send(from, 'ack', { seqNo: body.seqNo }));
-        this.rt.send(body.target, 'ping', { seqNo, node: body.target });
+        this.rt.send(body.target, 'ping', { seqNo, node: body.target, addr: body.addr });
         this.rt.setTimer(this.config.probeTimeoutMs * 2, () => this.ackHandlers.delete(seqNo));
         return;
       }
@@ -189,10 +209,11 @@ export class Memberlist {
 
   status() {
     const members = this.nodes
-      .map((n) => ({ name: n.name, state: n.state, incarnation: n.incarnation }))
+      .map((n) => ({ name: n.name, addr: n.addr, state: n.state, incarnation: n.incarnation }))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
     return {
       id: this.name,
+      addr: this.addr,
       incarnation: this.nodeMap.get(this.name)?.incarnation ?? 0,
       leaving: this.leaving,
       members,

@@ -38,12 +38,12 @@ export const stateMethods = {
     this.ackHandlers.set(seqNo, () => {
       acked = true;
     });
-    this.rt.send(node.name, 'ping', { seqNo, node: node.name });
+    this.rt.send(node.name, 'ping', { seqNo, node: node.name, addr: node.addr });
     this.rt.setTimer(this.config.probeTimeoutMs, () => {
       if (acked) return this.ackHandlers.delete(seqNo);
       // Ask k other members to ping it for us.
       const peers = this.kRandomNodes(this.config.indirectChecks, (n) => n.name === node.name || n.state !== StateAlive);
-      for (const p of peers) this.rt.send(p.name, 'indirectPing', { seqNo, target: node.name });
+      for (const p of peers) this.rt.send(p.name, 'indirectPing', { seqNo, target: node.name, addr: node.addr });
       this.rt.setTimer(this.config.probeIntervalMs - this.config.probeTimeoutMs, () => {
         this.ackHandlers.delete(seqNo);
         if (acked) return;
@@ -81,36 +81,52 @@ export const stateMethods = {
   aliveNode(a, bootstrap = false) {
     let state = this.nodeMap.get(a.node);
     if (this.leaving && a.node === this.name) return;
+    let updatesNode = false;
     if (!state) {
-      state = { name: a.node, incarnation: 0, state: StateDead, stateChange: this.rt.now() };
+      state = { name: a.node, addr: a.addr, incarnation: 0, state: StateDead, stateChange: this.rt.now() };
       this.nodeMap.set(a.node, state);
       // Insert at a random position, so probe order differs from node to node.
       this.nodes.splice(Math.floor(this.rt.random() * (this.nodes.length + 1)), 0, state);
-      this.rt.log.info('member joined', { node: a.node, incarnation: a.incarnation });
-    } else if (a.incarnation <= state.incarnation && a.node !== this.name) {
-      if (state.state !== StateAlive) this.reassertAccusation(state);
-      return;
+      this.rt.log.info('member joined', { node: a.node, addr: a.addr, incarnation: a.incarnation });
+    } else {
+      if (a.addr !== state.addr) {
+        // Another address claims a known name: let it take the name over only from a
+        // member that is gone, else two processes would share one name.
+        const canReclaim = this.config.deadNodeReclaimMs > 0 && this.rt.now() - state.stateChange > this.config.deadNodeReclaimMs;
+        if (state.state === StateLeft || (state.state === StateDead && canReclaim)) {
+          this.rt.log.info('updating address of a replaced member', { node: a.node, from: state.addr, to: a.addr, state: state.state });
+          updatesNode = true;
+        } else {
+          this.rt.log.warn('conflicting address', { node: a.node, mine: state.addr, theirs: a.addr, state: state.state });
+          return;
+        }
+      }
+      if (!updatesNode && a.incarnation <= state.incarnation && a.node !== this.name) {
+        if (state.state !== StateAlive) this.reassertAccusation(state);
+        return;
+      }
     }
     if (a.node === this.name) {
       if (bootstrap) {
         state.incarnation = a.incarnation;
         state.state = StateAlive;
         state.stateChange = this.rt.now();
-        this.broadcast(a.node, { type: 'alive', node: a.node, incarnation: a.incarnation });
+        this.broadcast(a.node, { type: 'alive', node: a.node, addr: a.addr, incarnation: a.incarnation });
       } else if (a.incarnation > state.incarnation || (a.incarnation === state.incarnation && state.state !== StateAlive)) {
         this.refute(state, a.incarnation);
       }
       return;
     }
     const wasAlive = state.state === StateAlive;
+    state.addr = a.addr;
     state.incarnation = a.incarnation;
     if (state.state !== StateAlive) {
       state.state = StateAlive;
       state.stateChange = this.rt.now();
     }
     this.cancelSuspicion(a.node);
-    this.broadcast(a.node, { type: 'alive', node: a.node, incarnation: a.incarnation });
-    if (!wasAlive) this.rt.log.info('member is alive', { node: a.node, incarnation: a.incarnation });
+    this.broadcast(a.node, { type: 'alive', node: a.node, addr: a.addr, incarnation: a.incarnation });
+    if (!wasAlive) this.rt.log.info('member is alive', { node: a.node, addr: a.addr, incarnation: a.incarnation });
   },
 
   /** A stale alive message about a member we hold suspect or dead: tell the cluster (and it) again. */
@@ -180,13 +196,13 @@ export const stateMethods = {
   refute(me, accusedInc) {
     me.incarnation = Math.max(me.incarnation + 1, accusedInc + 1);
     me.state = StateAlive;
-    this.broadcast(this.name, { type: 'alive', node: this.name, incarnation: me.incarnation });
+    this.broadcast(this.name, { type: 'alive', node: this.name, addr: me.addr, incarnation: me.incarnation });
   },
 
   /** Push/pull: merges a remote member list. Remote dead members are only suspected here. */
   mergeRemoteState(remote) {
     for (const r of remote) {
-      if (r.state === StateAlive) this.aliveNode({ node: r.name, incarnation: r.incarnation });
+      if (r.state === StateAlive) this.aliveNode({ node: r.name, addr: r.addr, incarnation: r.incarnation });
       else if (r.state === StateLeft) this.deadNode({ node: r.name, incarnation: r.incarnation, from: r.name });
       else this.suspectNode({ node: r.name, incarnation: r.incarnation, from: this.name });
     }

@@ -16,6 +16,11 @@ export class SwimClient extends ScenarioClient {
     return status?.members?.find((m) => m.name === member)?.state ?? 'absent';
   }
 
+  /** The address `status`'s member records for `member`, or null. */
+  static addrOf(status, member) {
+    return status?.members?.find((m) => m.name === member)?.addr ?? null;
+  }
+
   /**
    * Waits until, for every observer, pred(status) holds. Returns the last statuses and
    * whether the wait succeeded.
@@ -36,5 +41,5 @@ export const connect = (t, name) => connectWith(SwimClient, t, name);
 
 export function brief(s) {
   if (!s) return null;
-  return { id: s.id, incarnation: s.incarnation, members: (s.members ?? []).map((m) => `${m.name}:${m.state}@${m.incarnation}`).join(' ') };
+  return { id: s.id, incarnation: s.incarnation, addr: s.addr ?? null, members: (s.members ?? []).map((m) => `${m.name}:${m.state}@${m.incarnation}(${m.addr ?? '?'})`).join(' ') };
 }
