@@ -74,6 +74,19 @@ describe('events: exports', () => {
     assert.deepEqual(allEvents(back), allEvents(original));
   });
 
+  it('starts a Chrome export at the earliest event, not the first one read, and reads back the same times', async () => {
+    const log = path.join(t.dir, 'app.log');
+    fs.writeFileSync(log, ['2024-05-01T10:00:05Z n1 started', '2024-05-01T10:00:01Z n2 earlier', '2024-05-01T10:00:09Z n1 later'].join('\n'));
+    const original = await loadTimeline([log], { regex: '^(?<time>\\S+) (?<host>\\S+) (?<event>.*)$' });
+    assert.equal(original.ts[0], -4_000_000, 'time zero is the first line read');
+    const out = path.join(t.dir, 'trace.json');
+    await exportStore(original, 'chrome', out);
+    const doc = JSON.parse(fs.readFileSync(out, 'utf8')) as { traceEvents: TraceEvent[] };
+    const times = doc.traceEvents.filter((e) => e.ph !== 'M').map((e) => e.ts ?? 0);
+    assert.equal(Math.min(...times), 0);
+    assert.deepEqual(allEvents(await loadTimeline([out])).map((e) => e.ts), allEvents(original).map((e) => e.ts));
+  });
+
   it('writes a ShiViz log whose clocks keep ShiViz rules, and reads it back to the same events', async () => {
     const original = await loadTimeline([writeJsonl(t.dir, 'events.jsonl', richRun())]);
     const out = path.join(t.dir, 'run.shiviz.log');

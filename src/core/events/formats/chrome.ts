@@ -8,7 +8,9 @@ import { writeTextFile } from '../write';
  * Chrome trace-event JSON, which Perfetto (ui.perfetto.dev) and chrome://tracing
  * open. Each node is a process (pid = node code + 1, named by process_name
  * metadata); its events are on one thread and its spans on a second, so spans
- * that overlap logs do not break the slice nesting Perfetto requires. Logs and
+ * that overlap logs do not break the slice nesting Perfetto requires. The trace
+ * starts at the earliest event (an event before the first one read keeps its own,
+ * negative, time in `args.ts`). Logs and
  * other point events are thread-scoped instants; spans are complete (X) slices;
  * sends and receives are zero-length X slices joined by a flow (s → f), which
  * Perfetto draws as an arrow. Every trace event carries the full event in `args`,
@@ -39,8 +41,12 @@ export async function writeChromeTrace(store: EventStore, out: string): Promise<
       await put({ ph: 'M', name: 'thread_name', pid, tid: pid, args: { name: 'events' } });
       if (lane.some((i) => store.kind[i] === SPAN)) await put({ ph: 'M', name: 'thread_name', pid, tid: pid + SPAN_THREAD_OFFSET, args: { name: 'spans' } });
     }
+    // Time zero is the first event read, which need not be the earliest; Chrome's viewers want no negative ts, so the trace starts at the earliest and each event keeps its own ts in args.
+    const shift = store.size > 0 && store.ts[0] < 0 ? -store.ts[0] : 0;
     for (let i = 0; i < store.size; i++) {
-      const { ts, ...args } = store.event(i);
+      const { ts: own, ...rest } = store.event(i);
+      const ts = own + shift;
+      const args = shift === 0 ? rest : { ...rest, ts: own };
       const pid = store.node[i] + 1;
       const name = args.msg ?? args.span?.name ?? args.kind;
       const kind = store.kind[i];
@@ -123,7 +129,7 @@ export async function readChromeTrace(file: string, sink: SourceSink): Promise<v
         sink.bad(lineNo, `trace event without a numeric ts (µs): ${text.slice(0, 80)}`);
         return;
       }
-      const record = typeof e.args === 'object' && e.args !== null ? { ...(e.args as Record<string, unknown>), ts: e.ts } : undefined;
+      const record = typeof e.args === 'object' && e.args !== null ? { ts: e.ts, ...(e.args as Record<string, unknown>) } : undefined;
       if (record !== undefined && isEventRecord(record)) {
         own++;
         sink.add(record, JSON.stringify(record), lineNo);
