@@ -228,6 +228,8 @@ export class TimelineApp {
     this.state.runs = fingerprints;
     if (!fresh) return false;
     this.state.view = { time: null, causal: null };
+    // A log with no times (ShiViz's, most often) has only an order: its time axis would be the line numbers.
+    if (meta.runs.every((r) => r.untimed)) this.state.axis = 'causal';
     this.state.search = { query: '', regex: false, fields: false };
     this.state.selection = null;
     this.toolbar.setSearchStatus('', false);

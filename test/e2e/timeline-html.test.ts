@@ -177,3 +177,53 @@ describe('timeline: HTML export of a real reproducer run in headless Chromium', 
     assert.deepEqual(problems, []);
   });
 });
+
+// Other people's files (test/fixtures/interop/): the page shows their lanes and draws the arrows their vector
+// clocks, cross-service spans and flows give, with nothing from the network.
+describe('timeline: HTML export of third-party logs and traces in headless Chromium', function () {
+  this.timeout(300_000);
+  const interop = path.join(root, 'test', 'fixtures', 'interop');
+  const inputs = [
+    { name: 'shiviz-chord', file: 'shiviz/chord.log', args: [] as string[], lanes: 8, arrows: 541 },
+    { name: 'zipkin-yelp', file: 'zipkin/yelp.json', args: [], lanes: 6, arrows: 7 },
+    { name: 'chrome-flow', file: 'chrome/flow_simple.json', args: [], lanes: 5, arrows: 3 },
+    { name: 'jaeger-ui', file: 'jaeger/ui_01.json', args: [], lanes: 2, arrows: 2 },
+  ];
+  let dir: string;
+  let b: HeadlessBrowser | undefined;
+
+  before(async function () {
+    if (!fs.existsSync(chromiumPath())) return this.skip();
+    assert.ok(fs.existsSync(path.join(root, 'dist', 'media', 'timeline-page.js')), 'build first (npm run build)');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-interop-html-'));
+    fs.mkdirSync(artifacts, { recursive: true });
+    b = await launchBrowser();
+  });
+
+  after(async () => {
+    if (b !== undefined) await closeBrowser(b);
+    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const input of inputs) {
+    it(`${input.file}: ${input.lanes} lanes and ${input.arrows} arrows drawn`, async () => {
+      const html = path.join(dir, `${input.name}.html`);
+      const exported = ddbench(['timeline', path.join(interop, input.file), ...input.args, '--html', html]);
+      assert.equal(exported.status, 0, exported.stderr);
+      const page = await b!.browser.newPage({ viewport: { width: 1400, height: 800 } });
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('request', (r) => !/^(file|data|blob):/.test(r.url()) && problems.push(`network request: ${r.url()}`));
+      await page.goto(`file://${html}`);
+      await page.waitForFunction(() => window.__ddbenchTimeline?.ready === true, null, { timeout: 120_000 });
+      await idle(page);
+      const h = await hook(page);
+      assert.equal(h.rows.length, input.lanes);
+      assert.equal(h.counts.arrows + h.counts.impliedArrows, input.arrows);
+      assert.ok((h.stats?.arrows ?? 0) > 0, 'arrows are drawn in the first view');
+      await page.screenshot({ path: path.join(artifacts, `timeline-interop-${input.name}.png`) });
+      await page.close();
+      assert.deepEqual(problems, []);
+    });
+  }
+});

@@ -7,7 +7,7 @@ import { causality } from '../events/causality';
 import type { Event } from '../events/event';
 import { compilePattern, type Pattern } from '../events/pattern';
 import { compileFilter } from '../events/query';
-import { kindCode, type EventStore } from '../events/store';
+import { FLAG_SYNTHETIC_TIME, kindCode, type EventStore } from '../events/store';
 import { causalAxis, timeAxis, type Axis as AxisData } from './axis';
 import { firstDivergence, type Divergence } from './divergence';
 import { intervals, type Intervals } from './intervals';
@@ -185,6 +185,7 @@ class Run {
       bad: store.bad.slice(0, 50).map(({ file, line, error }) => ({ file, line, error })),
       violations: this.violations,
       messages: this.arrows.implied,
+      untimed: store.size > 0 && store.flags.every((f) => (f & FLAG_SYNTHETIC_TIME) !== 0),
       impliedEdges: this.arrows.size - this.arrows.implied,
       dropped: this.arrows.flags.reduce((n, f) => n + (f & 1), 0),
       chatterTypes: this.chatter.types,

@@ -115,6 +115,8 @@ export const RunMeta = z.object({
   bad: z.array(z.object({ file: z.string(), line: z.number().int(), error: z.string() })),
   violations: z.array(Violation),
   messages: z.number().int(),
+  /** No event has a time of its own (a log read without a time group): the page opens on the causal axis. */
+  untimed: z.boolean(),
   /** Arrows from vector clocks and cross-service spans (core/events/edges.ts), besides the messages. */
   impliedEdges: z.number().int(),
   dropped: z.number().int(),
