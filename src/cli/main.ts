@@ -119,7 +119,7 @@ withOptions(
   program
     .command('timeline')
     .description('the timeline of a run: a self-contained HTML page (--html), a Chrome/Perfetto or ShiViz trace (--export), or a summary')
-    .argument('<input...>', 'a workspace (its latest run), a run or trial folder, or event/log files (events, router, OTLP JSON, Chrome trace, ShiViz or text logs)'),
+    .argument('<input...>', 'a workspace (its latest run), a run or trial folder, or event/log files (events, router, OTLP, Jaeger or Zipkin JSON, Chrome trace, ShiViz or text logs)'),
   timelineOptions,
   (o, inputs: string[]) => commandTimeline(inputs, o),
 );
