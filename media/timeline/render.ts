@@ -499,17 +499,25 @@ export class Renderer {
     const l = s.data.labels;
     ctx.font = `11px ${t.font}`;
     ctx.fillStyle = t.fg;
+    // A halo in the background colour keeps a label readable over the dots and arrows it crosses.
+    ctx.strokeStyle = t.bg;
+    ctx.lineWidth = 3;
+    ctx.lineJoin = 'round';
     const rightmost = new Map<number, number>();
     let drawn = 0;
     for (let k = 0; k < l.row.length; k++) {
       const row = s.rows[l.row[k]];
       if (row === undefined || !this.visible(s, row)) continue;
-      const x = this.px(s, l.x[k]) + 6;
-      if (x > this.width || x < GUTTER) continue;
+      const dot = this.px(s, l.x[k]);
+      if (dot > this.width || dot < GUTTER) continue;
+      const text = fitText(ctx, l.text[k].length > 48 ? `${l.text[k].slice(0, 47)}…` : l.text[k], 260);
+      const w = ctx.measureText(text).width;
+      // Near the right edge the label goes left of its dot rather than off the canvas.
+      const x = dot + 6 + w <= this.width ? dot + 6 : Math.max(GUTTER + 2, dot - 6 - w);
       if (x < (rightmost.get(l.row[k]) ?? -Infinity)) continue;
-      const text = l.text[k].length > 48 ? `${l.text[k].slice(0, 47)}…` : l.text[k];
-      const w = Math.min(ctx.measureText(text).width, 260);
-      ctx.fillText(text, x, this.rowTop(s, row) + row.mid + 4, 260);
+      const y = this.rowTop(s, row) + row.mid + 4;
+      ctx.strokeText(text, x, y);
+      ctx.fillText(text, x, y);
       rightmost.set(l.row[k], x + w + 8);
       drawn++;
     }
@@ -551,7 +559,7 @@ export class Renderer {
       ctx.font = `${row.role === 'node' ? 'bold ' : ''}12px ${t.font}`;
       ctx.fillStyle = row.role === 'node' ? t.fg : t.muted;
       const name = s.compare ? `${row.node}  ${row.run === 0 ? 'A' : 'B'}` : row.node;
-      ctx.fillText(name, 8, top + row.mid + 4, GUTTER - 14);
+      ctx.fillText(fitText(ctx, name, GUTTER - 14), 8, top + row.mid + 4);
     }
   }
 
@@ -610,4 +618,22 @@ function arrowhead(ctx: CanvasRenderingContext2D, x0: number, y0: number, x1: nu
   ctx.lineTo(x1 - size * Math.cos(angle - 0.4), y1 - size * Math.sin(angle - 0.4));
   ctx.lineTo(x1 - size * Math.cos(angle + 0.4), y1 - size * Math.sin(angle + 0.4));
   ctx.closePath();
+}
+
+/**
+ * `text` cut to `max` pixels with an ellipsis in the middle, keeping both ends (lane and
+ * event names tell apart by their ends: `client-test…NSeconds`), instead of the squeezed
+ * glyphs `fillText`'s maxWidth draws.
+ */
+export function fitText(ctx: CanvasRenderingContext2D, text: string, max: number): string {
+  if (ctx.measureText(text).width <= max) return text;
+  let lo = 0;
+  let hi = text.length;
+  const cut = (n: number): string => `${text.slice(0, Math.ceil(n / 2))}…${text.slice(text.length - Math.floor(n / 2))}`;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (ctx.measureText(cut(mid)).width <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  return cut(lo);
 }
