@@ -14,7 +14,7 @@ import { UserError } from '../core/errors';
 import { LiveRun } from '../core/timeline/live';
 import { TimelineModel, type RunSource } from '../core/timeline/model';
 import { migrateUiState, ToHost, type ToWebview } from '../core/timeline/protocol';
-import { listTrials, loadRun } from '../core/timeline/runs';
+import { listTrials, loadExecutions, loadRun } from '../core/timeline/runs';
 import { trialLabel } from '../core/verify/format';
 import { TimelineSession } from '../core/timeline/session';
 import type { ClusterSession } from './clusterSession';
@@ -85,8 +85,28 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   async pickFiles(): Promise<void> {
-    const run = await this.chooseFiles();
-    if (run !== undefined) await this.show([run]);
+    const chosen = await this.chooseFiles();
+    if (chosen === undefined) return;
+    const runs = await this.chooseExecutions(chosen);
+    if (runs !== undefined) await this.show(runs);
+  }
+
+  /** A log of several executions (ShiViz's multi-execution logs): which one to show, or two side by side. */
+  private async chooseExecutions(chosen: { run: RunSource; files: string[]; regex?: string }): Promise<RunSource[] | undefined> {
+    const executions = chosen.run.store.sources.flatMap((s) => s.executions ?? []);
+    if (executions.length < 2) return [chosen.run];
+    const items = executions.map((label, i) => ({ label, description: `execution ${i + 1}`, picked: i === 0, number: i + 1 }));
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `${chosen.run.label} holds ${executions.length} executions`,
+      placeHolder: 'Show one, or pick two to see them side by side (Space to pick, Enter to show)',
+      canPickMany: true,
+    });
+    if (picked === undefined || picked.length === 0) return undefined;
+    if (picked.length > 2) {
+      void vscode.window.showWarningMessage(`DDBench: two executions at most can be shown side by side; showing ${picked[0].label} and ${picked[1].label}.`);
+    }
+    const load = () => loadExecutions(chosen.files, chosen.regex === undefined ? {} : { regex: chosen.regex }, picked.slice(0, 2).map((p) => p.number));
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'DDBench: reading the executions' }, load);
   }
 
   /** A failing trial's timeline, beside a passing one (aligned, their first divergence marked) when given. */
@@ -118,11 +138,11 @@ export class TimelinePanel implements vscode.Disposable {
     items.push({ label: `$(file) ${PICK_FILES}` });
     const picked = await vscode.window.showQuickPick(items, { title, placeHolder: trials.length === 0 ? 'No reproducer runs in this workspace yet' : 'Newest run first', matchOnDescription: true, matchOnDetail: true });
     if (picked === undefined) return undefined;
-    return picked.dir === undefined ? this.chooseFiles() : this.load([picked.dir]);
+    return picked.dir === undefined ? (await this.chooseFiles())?.run : this.load([picked.dir]);
   }
 
   /** Files of any readable format; a plain-text log asks for its regex. */
-  private async chooseFiles(): Promise<RunSource | undefined> {
+  private async chooseFiles(): Promise<{ run: RunSource; files: string[]; regex?: string } | undefined> {
     const uris = await vscode.window.showOpenDialog({
       canSelectMany: true,
       openLabel: 'Show Timeline',
@@ -131,7 +151,7 @@ export class TimelinePanel implements vscode.Disposable {
     if (uris === undefined || uris.length === 0) return undefined;
     const files = uris.map((u) => u.fsPath);
     try {
-      return await this.load(files);
+      return { run: await this.load(files), files };
     } catch (err) {
       if (!(err instanceof UserError) || !/regex/.test(err.message)) throw err;
       const regex = await vscode.window.showInputBox({
@@ -140,7 +160,7 @@ export class TimelinePanel implements vscode.Disposable {
         value: '^(?<host>\\S+) (?<clock>\\{.*?\\}) (?<event>.*)$',
         ignoreFocusOut: true,
       });
-      return regex === undefined ? undefined : this.load(files, regex);
+      return regex === undefined ? undefined : { run: await this.load(files, regex), files, regex };
     }
   }
 

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { detectFormat } from '../../src/core/events/detect';
 import { loadTimeline } from '../../src/core/events/load';
 import { UserError } from '../../src/core/errors';
+import { TimelineModel } from '../../src/core/timeline/model';
+import { loadExecutions } from '../../src/core/timeline/runs';
 import { tempDir, writeFiles } from '../support/bugset';
 
 /** A bracketed-timestamp text log, the kind whose first byte looks like a JSON array. */
@@ -105,6 +107,22 @@ describe('events: misread and empty inputs', () => {
       await rejects(loadTimeline([f], { execution: 3 }), /no execution 3 \(numbers start at 1\)/, /holds 2: 1 \(first\), 2 \(second\)/);
       await rejects(loadTimeline([f], { execution: 0 }), /no execution 0/);
       await rejects(loadTimeline([f], { execution: 'third' }), /no execution labelled "third"/, /1 \(first\), 2 \(second\)/);
+    });
+
+    it('shows two executions side by side as a comparison, each run labelled with its execution, and lists the executions', async () => {
+      const f = file('s.log', SHIVIZ_TWO);
+      assert.deepEqual((await loadTimeline([f])).sources[0].executions, ['first', 'second']);
+      const runs = await loadExecutions([f], {}, [1, 'second']);
+      assert.deepEqual(
+        runs.map((r) => [r.label, r.store.size]),
+        [
+          ['s.log · first', 1],
+          ['s.log · second', 2],
+        ],
+      );
+      const meta = new TimelineModel(runs, { title: 't' }).meta();
+      assert.equal(meta.runs.length, 2);
+      await rejects(loadExecutions([f], {}, [1, 2, 1]), /show one execution, or two side by side; 3 were asked for/);
     });
 
     it('a log without a delimiter is one execution', async () => {

@@ -6,7 +6,7 @@ import { exportStore, summaryLines, type ExportFormat } from '../../core/events/
 import { InputFormat } from '../../core/events/store';
 import { writeTimelineHtml } from '../../core/timeline/export-html';
 import { TimelineModel, type RunSource } from '../../core/timeline/model';
-import { loadRun } from '../../core/timeline/runs';
+import { loadExecutions, loadRun } from '../../core/timeline/runs';
 import { optionGroup, options, outputOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, say } from '../output';
 
@@ -27,7 +27,7 @@ export const timelineOptions = options(
       new Option('--format <format>', 'read every file as this format instead of detecting it (events, router, text, shiviz, otlp, chrome, jaeger, zipkin)'),
       new Option('--regex <regex>', 'regex with named groups (host, event, clock, ts, level) for plain-text logs'),
       new Option('--delimiter <regex>', 'ShiViz execution delimiter (a matching line starts a new execution)'),
-      new Option('--execution <label-or-number>', 'which execution of a multi-execution ShiViz log to read: its label, or its number from 1'),
+      new Option('--execution <label-or-number>', 'which execution of a multi-execution ShiViz log to read: its label, or its number from 1; give it twice to show two side by side').argParser((v: string, previous: string[] | undefined) => [...(previous ?? []), v]),
       new Option('--title <title>', 'title of the HTML page'),
     ],
     z
@@ -40,12 +40,13 @@ export const timelineOptions = options(
         delimiter: z.string().optional(),
         // Digits are a position: labels come from the delimiter's trace group, and a number is what a person counts.
         execution: z
-          .string()
-          .transform((v) => (/^[0-9]+$/.test(v) ? Number(v) : v))
+          .array(z.string().transform((v) => (/^[0-9]+$/.test(v) ? Number(v) : v)))
+          .max(2, '--execution: one execution, or two to show side by side')
           .optional(),
         title: z.string().optional(),
       })
-      .refine((o) => o.export === undefined || o.compare === undefined, '--compare applies to --html only; export one run at a time'),
+      .refine((o) => o.export === undefined || o.compare === undefined, '--compare applies to --html only; export one run at a time')
+      .refine((o) => (o.execution?.length ?? 0) < 2 || (o.compare === undefined && o.export === undefined), 'two executions side by side are already a comparison: leave out --compare and --export'),
   ),
   outputOptions(),
 );
@@ -68,8 +69,8 @@ function overview(model: TimelineModel): string[] {
  */
 export async function commandTimeline(inputs: string[], o: TimelineOpts): Promise<number> {
   const exp = o.export;
-  const load: LoadOptions = { format: o.format, regex: o.regex, delimiter: o.delimiter, execution: o.execution };
-  const runs: RunSource[] = [await loadRun(inputs, load)];
+  const load: LoadOptions = { format: o.format, regex: o.regex, delimiter: o.delimiter, execution: o.execution?.[0] };
+  const runs: RunSource[] = o.execution !== undefined && o.execution.length > 1 ? await loadExecutions(inputs, load, o.execution) : [await loadRun(inputs, load)];
   if (o.compare !== undefined) runs.push(await loadRun(o.compare, load));
   const title = o.title ?? `DDBench timeline: ${runs.map((r) => r.label).join(' vs ')}`;
   const model = new TimelineModel(runs, { title });

@@ -24,6 +24,8 @@ export interface SourceSink {
   addScanned(scanned: EventLineScanner, bytes: Buffer, part: number, start: number, end: number, line: number): void;
   bad(line: number, error: string): void;
   note(text: string): void;
+  /** The executions a multi-execution log holds. */
+  executions(labels: string[]): void;
   /**
    * For router records: true (and counted as a duplicate) when an event file read
    * earlier already holds this step of the message, so it is not shown twice.
@@ -123,6 +125,9 @@ export class EventStoreBuilder {
       },
       note: (text) => {
         report.notes.push(text);
+      },
+      executions: (labels) => {
+        report.executions = labels;
       },
       seenInEvents: (kind, msgId) => {
         const seen = this.takeTally(kind, msgId);

@@ -38,6 +38,8 @@ export interface SourceReport {
   duplicates: number;
   bad: number;
   notes: string[];
+  /** A multi-execution log's executions in order (their labels, `#n` when a delimiter has none); which one was read is `LoadOptions.execution`. */
+  executions?: string[];
 }
 
 /** A line (or record) that could not be read, and why. */

@@ -180,7 +180,7 @@ class Run {
       events: store.size,
       fingerprint: `${store.size}:${store.size > 0 ? store.ts[store.size - 1] : 0}:${store.sources.map((s) => s.file).join('|')}`,
       lanes: this.lanes,
-      sources: store.sources.map(({ file, format, events, duplicates, bad, notes }) => ({ file, format, events, duplicates, bad, notes })),
+      sources: store.sources.map(({ file, format, events, duplicates, bad, notes, executions }) => ({ file, format, events, duplicates, bad, notes, ...(executions !== undefined && { executions }) })),
       badCount: store.badCount,
       bad: store.bad.slice(0, 50).map(({ file, line, error }) => ({ file, line, error })),
       violations: this.violations,

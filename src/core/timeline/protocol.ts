@@ -100,6 +100,7 @@ export const SourceSummary = z.object({
   duplicates: z.number().int(),
   bad: z.number().int(),
   notes: z.array(z.string()),
+  executions: z.array(z.string()).optional(),
 });
 
 export const RunMeta = z.object({

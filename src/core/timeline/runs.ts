@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { UserError } from '../errors';
 import { DDBENCH_DIR } from '../paths';
 import { loadTimeline, resolveInputs, type LoadOptions } from '../events/load';
 import { trialTitle } from '../verify/format';
@@ -71,4 +72,20 @@ export async function loadRun(inputs: readonly string[], opts: LoadOptions = {})
   const files = resolveInputs(inputs).map((i) => i.file);
   const store = await loadTimeline(files, opts);
   return { store, label: runLabel(files), inputs: files };
+}
+
+/**
+ * Executions of one multi-execution log as runs, to show side by side (two at most,
+ * like a comparison of runs: lanes aligned, the first divergence marked), each
+ * labelled with its execution.
+ */
+export async function loadExecutions(inputs: readonly string[], opts: LoadOptions, executions: readonly (string | number)[]): Promise<RunSource[]> {
+  if (executions.length === 0 || executions.length > 2) throw new UserError(`show one execution, or two side by side; ${executions.length} were asked for`);
+  const runs: RunSource[] = [];
+  for (const execution of executions) {
+    const run = await loadRun(inputs, { ...opts, execution });
+    const label = run.store.sources.flatMap((s) => s.executions ?? [])[typeof execution === 'number' ? execution - 1 : -1] ?? String(execution);
+    runs.push({ ...run, label: executions.length > 1 ? `${run.label} · ${label}` : run.label });
+  }
+  return runs;
 }
