@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
+import { impliedEdges, VIA_LINK } from '../../src/core/events/edges';
 import { detectFormat } from '../../src/core/events/detect';
 import { loadTimeline } from '../../src/core/events/load';
 import { tempDir, writeFiles } from '../support/bugset';
@@ -93,6 +94,21 @@ describe('events: other tools\' variants of the formats', () => {
           { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174' },
         ],
       });
+    });
+
+    it('draws an arrow for a span link from the linked span to the span that links it, across services', async () => {
+      const producer = span({ spanId: '2222222222222222', name: 'publish' });
+      const consumer = span({ spanId: '3333333333333333', name: 'process batch', links: [{ traceId: '5b8efff798038103d269b633813fc60c', spanId: '2222222222222222' }, { traceId: 'ffffffffffffffffffffffffffffffff', spanId: '9999999999999999' }] });
+      const request = {
+        resourceSpans: [
+          { resource: service('producer'), scopeSpans: [{ spans: [producer] }] },
+          { resource: service('consumer'), scopeSpans: [{ spans: [consumer] }] },
+        ],
+      };
+      const store = await loadTimeline([file('linked.jsonl', `${JSON.stringify(request)}\n`)]);
+      const edges = impliedEdges(store);
+      assert.equal(edges.size, 1, 'a link to a span not in the data draws nothing');
+      assert.deepEqual([store.nodeName(edges.from[0]), store.nodeName(edges.to[0]), edges.via[0]], ['producer', 'consumer', VIA_LINK]);
     });
   });
 

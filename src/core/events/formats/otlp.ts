@@ -171,7 +171,7 @@ function spanRecords(node: string, span: Span, sink: SourceSink): EventRecord[] 
   const fields: Record<string, unknown> = attributes(span.attributes);
   if (span.kind !== undefined && span.kind > 0) fields['span.kind'] = SPAN_KINDS[span.kind] ?? span.kind;
   if (span.status?.message) fields['status.message'] = span.status.message;
-  // A link is causality across traces (a batch consumer, a retried request); the timeline has no arrow for it, so it stays visible as a field.
+  // A link is causality across traces (a batch consumer, a retried request): kept as a field, it draws an arrow (events/edges.ts).
   const links = (span.links ?? []).map((link) => ({
     traceId: normalizeId(link.traceId) ?? '',
     spanId: normalizeId(link.spanId) ?? '',
