@@ -154,6 +154,14 @@ describe('events: exports', () => {
     assert.match(lines, /wrote 11 events and 3 message arrows to .*out\.json \(open it in https:\/\/ui\.perfetto\.dev\)/);
   });
 
+  it('refuses to export no events, and writes nothing', async () => {
+    const empty = path.join(t.dir, 'events.jsonl');
+    fs.writeFileSync(empty, '');
+    const out = path.join(t.dir, 'trace.json');
+    await assert.rejects(exportTimeline([empty], 'chrome', out), /nothing to export: .*events\.jsonl \(events\) hold no events; .*trace\.json was not written/);
+    assert.ok(!fs.existsSync(out));
+  });
+
   it('says what is wrong with an input that holds no run', async () => {
     fs.mkdirSync(path.join(t.dir, '.ddbench', 'runs'), { recursive: true });
     await assert.rejects(exportTimeline([t.dir], 'chrome', path.join(t.dir, 'x.json')), /has no runs yet: launch its cluster or run its reproducer first/);

@@ -1,3 +1,4 @@
+import { UserError } from '../errors';
 import { causality, type ClockIssue } from './causality';
 import { writeChromeTrace } from './formats/chrome';
 import { writeShiviz } from './formats/shiviz';
@@ -24,8 +25,11 @@ export interface ExportSummary {
   clockIssues: ClockIssue[];
 }
 
-/** Writes a loaded store in `format` to `out` (streaming; `out` appears only when complete). */
+/** Writes a loaded store in `format` to `out` (streaming; `out` appears only when complete). An empty store is refused: a trace of nothing looks like a quiet run. */
 export async function exportStore(store: EventStore, format: ExportFormat, out: string): Promise<ExportSummary> {
+  if (store.size === 0) {
+    throw new UserError(`nothing to export: ${store.sources.map((s) => `${s.file} (${s.format})`).join(', ') || 'the inputs'} hold no events; ${out} was not written`);
+  }
   let flows = 0;
   if (format === 'chrome') flows = await writeChromeTrace(store, out);
   else await writeShiviz(store, out);
