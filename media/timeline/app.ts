@@ -5,7 +5,7 @@
  * event the selection's (selection.ts), the mouse and keys the input's (input.ts).
  * The same app runs in VS Code and in the HTML export; only the TimelineHost differs.
  */
-import { migrateUiState, PROTOCOL_VERSION, type Axis, type DiagnosticsData, type EventRef, type Filter, type Meta, type UiState, type WindowData } from '../../src/core/timeline/protocol';
+import { migrateUiState, PROTOCOL_VERSION, runLetter, type Axis, type DiagnosticsData, type EventRef, type Filter, type Meta, type UiState, type WindowData } from '../../src/core/timeline/protocol';
 import { HostClient, type TimelineHost } from './client';
 import { DetailsPanel } from './details';
 import { HelpDialog } from './help';
@@ -504,7 +504,7 @@ export class TimelineApp {
     this.hook.ready = true;
     this.hook.axis = this.state.axis;
     this.hook.view = this.view.range;
-    this.hook.rows = this.rows.map((r) => (scene.compare ? `${r.node}:${r.run === 0 ? 'A' : 'B'}` : r.node));
+    this.hook.rows = this.rows.map((r) => (scene.compare ? `${r.node}:${runLetter(r.run)}` : r.node));
     const s = this.selection.current;
     this.hook.selection = s === undefined ? null : { run: s.run, index: s.index, id: s.id, node: s.node };
     this.updateStatus(stats);
@@ -535,7 +535,7 @@ export class TimelineApp {
     if (meta === undefined) return;
     this.toolbar.update(meta, this.state.axis, this.state.filter, this.state.follow, this.state.detailsOpen, this.state.search);
     this.detailsRoot.hidden = !this.state.detailsOpen;
-    const labels = meta.runs.length > 1 ? meta.runs.map((r, i) => `${i === 0 ? 'A' : 'B'}: ${r.label}`) : [meta.runs[0].label + (meta.live ? ' (live)' : '')];
+    const labels = meta.runs.length > 1 ? meta.runs.map((r, i) => `${runLetter(i)}: ${r.label}`) : [meta.runs[0].label + (meta.live ? ' (live)' : '')];
     this.runsLine.querySelectorAll('div.run-label').forEach((n) => n.remove());
     for (const text of labels.reverse()) {
       const line = document.createElement('div');

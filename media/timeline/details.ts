@@ -4,7 +4,7 @@
  * met (bad lines with their line numbers, clock inconsistencies, violations).
  * Built with DOM calls and textContent only: event text never becomes markup.
  */
-import type { DetailsData, DiagnosticsData, EventRef, Meta } from '../../src/core/timeline/protocol';
+import { runLetter, type DetailsData, type DiagnosticsData, type EventRef, type Meta } from '../../src/core/timeline/protocol';
 import { formatTime } from './viewport';
 
 export interface DetailsHandlers {
@@ -39,7 +39,7 @@ export class DetailsPanel {
     const canOpen = meta.capabilities.openSource && e.src !== undefined;
     const parts: Child[] = [
       el('h2', {}, el('span', { className: `badge ${e.level === 'error' ? 'error' : e.level === 'warn' ? 'warn' : ''}` }, e.kind), `${e.node}: ${e.msg ?? e.kind}`),
-      el('div', {}, `${at(e.ts)} · Lamport ${d.lamport}${d.x.causal !== d.lamport ? ` (no message links: drawn at L${d.x.causal} in causal order)` : ''}${meta.runs.length > 1 ? ` · run ${d.ref.run === 0 ? 'A' : 'B'}` : ''}${e.level ? ` · ${e.level}` : ''}`),
+      el('div', {}, `${at(e.ts)} · Lamport ${d.lamport}${d.x.causal !== d.lamport ? ` (no message links: drawn at L${d.x.causal} in causal order)` : ''}${meta.runs.length > 1 ? ` · run ${runLetter(d.ref.run)}` : ''}${e.level ? ` · ${e.level}` : ''}`),
     ];
     const actions = el('div', { className: 'actions' });
     if (e.src !== undefined) {
@@ -73,7 +73,7 @@ export class DetailsPanel {
   showSummary(meta: Meta, diagnostics: DiagnosticsData | undefined): void {
     const parts: Child[] = [el('h2', {}, 'Summary'), el('div', {}, 'Select an event: click it, or focus the timeline (Tab) and use ← → ↑ ↓. Press ? for all keys.')];
     meta.runs.forEach((run, r) => {
-      const name = meta.runs.length > 1 ? `Run ${r === 0 ? 'A' : 'B'}: ${run.label}` : run.label;
+      const name = meta.runs.length > 1 ? `Run ${runLetter(r)}: ${run.label}` : run.label;
       parts.push(el('h3', {}, name));
       parts.push(el('div', {}, `${run.events} events on ${run.lanes.length} lanes, ${run.messages} messages (${run.dropped} dropped)${run.impliedEdges > 0 ? `, ${run.impliedEdges} edges from vector clocks or cross-service spans` : ''}, ${run.faultBands} fault periods`));
       if (run.violations.length > 0) {

@@ -6,7 +6,7 @@
  * Work per frame is proportional to pixels × rows, never to the number of events.
  */
 import { EventKind } from '../../src/core/events/event';
-import { ARROW, type Axis, type BandKind, type CausalData, type EventRef, type WindowData } from '../../src/core/timeline/protocol';
+import { ARROW, runLetter, type Axis, type BandKind, type CausalData, type EventRef, type WindowData } from '../../src/core/timeline/protocol';
 import { GUTTER, HEADER, SPAN_ROW, type RowBox } from './layout';
 import type { Theme } from './theme';
 import { formatX, ticks, type Range } from './viewport';
@@ -558,7 +558,7 @@ export class Renderer {
       const top = this.rowTop(s, row);
       ctx.font = `${row.role === 'node' ? 'bold ' : ''}12px ${t.font}`;
       ctx.fillStyle = row.role === 'node' ? t.fg : t.muted;
-      const name = s.compare ? `${row.node}  ${row.run === 0 ? 'A' : 'B'}` : row.node;
+      const name = s.compare ? `${row.node}  ${runLetter(row.run)}` : row.node;
       ctx.fillText(fitText(ctx, name, GUTTER - 14), 8, top + row.mid + 4);
     }
   }

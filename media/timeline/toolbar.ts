@@ -160,7 +160,7 @@ export class Toolbar {
     this.followButton.setAttribute('aria-pressed', String(follow));
     this.followButton.hidden = !meta.live;
     this.detailsButton.setAttribute('aria-pressed', String(detailsOpen));
-    this.divergenceButton.hidden = meta.runs.length < 2;
+    this.divergenceButton.hidden = meta.runs.length !== 2;
     this.divergenceButton.disabled = meta.divergence?.first == null;
     this.divergenceButton.title = this.divergenceButton.disabled
       ? 'The two runs agree event for event in what each node logged, checked and suffered (messages aside)'

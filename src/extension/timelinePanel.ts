@@ -13,7 +13,7 @@ import type { Event } from '../core/events/event';
 import { UserError } from '../core/errors';
 import { LiveRun } from '../core/timeline/live';
 import { TimelineModel, type RunSource } from '../core/timeline/model';
-import { migrateUiState, ToHost, type ToWebview } from '../core/timeline/protocol';
+import { MAX_RUNS, migrateUiState, ToHost, type ToWebview } from '../core/timeline/protocol';
 import { listTrials, loadExecutions, loadRun } from '../core/timeline/runs';
 import { trialLabel } from '../core/verify/format';
 import { TimelineSession } from '../core/timeline/session';
@@ -91,21 +91,18 @@ export class TimelinePanel implements vscode.Disposable {
     if (runs !== undefined) await this.show(runs);
   }
 
-  /** A log of several executions (ShiViz's multi-execution logs): which one to show, or two side by side. */
+  /** A log of several executions (ShiViz's multi-execution logs): which to show, side by side when several. */
   private async chooseExecutions(chosen: { run: RunSource; files: string[]; regex?: string }): Promise<RunSource[] | undefined> {
     const executions = chosen.run.store.sources.flatMap((s) => s.executions ?? []);
     if (executions.length < 2) return [chosen.run];
     const items = executions.map((label, i) => ({ label, description: `execution ${i + 1}`, picked: i === 0, number: i + 1 }));
     const picked = await vscode.window.showQuickPick(items, {
       title: `${chosen.run.label} holds ${executions.length} executions`,
-      placeHolder: 'Show one, or pick two to see them side by side (Space to pick, Enter to show)',
+      placeHolder: 'Pick the executions to see side by side (Space to pick, Enter to show)',
       canPickMany: true,
     });
     if (picked === undefined || picked.length === 0) return undefined;
-    if (picked.length > 2) {
-      void vscode.window.showWarningMessage(`DDBench: two executions at most can be shown side by side; showing ${picked[0].label} and ${picked[1].label}.`);
-    }
-    const load = () => loadExecutions(chosen.files, chosen.regex === undefined ? {} : { regex: chosen.regex }, picked.slice(0, 2).map((p) => p.number));
+    const load = () => loadExecutions(chosen.files, chosen.regex === undefined ? {} : { regex: chosen.regex }, picked.slice(0, MAX_RUNS).map((p) => p.number));
     return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'DDBench: reading the executions' }, load);
   }
 

@@ -188,8 +188,9 @@ describe('timeline: HTML export of third-party logs and traces in headless Chrom
     { name: 'zipkin-yelp', file: 'zipkin/yelp.json', args: [], lanes: 6, arrows: 7 },
     { name: 'chrome-flow', file: 'chrome/flow_simple.json', args: [], lanes: 5, arrows: 3 },
     { name: 'jaeger-ui', file: 'jaeger/ui_01.json', args: [], lanes: 2, arrows: 2 },
-    // Two executions of ShiViz's comparison example side by side: each run's lanes, aligned by host.
+    // Executions of ShiViz's comparison example side by side: each run's lanes, aligned by host.
     { name: 'shiviz-two-executions', file: 'shiviz/multiple-comparison.log', args: ['--execution', '1', '--execution', 'Different host from base'], lanes: 4, arrows: 8 },
+    { name: 'shiviz-all-executions', file: 'shiviz/multiple-comparison.log', args: ['1', '2', '3', '4', '5'].flatMap((e) => ['--execution', e]), lanes: 10, arrows: 20 },
   ];
   let dir: string;
   let b: HeadlessBrowser | undefined;

@@ -7,6 +7,7 @@ import { InputFormat } from '../../core/events/store';
 import { writeTimelineHtml } from '../../core/timeline/export-html';
 import { TimelineModel, type RunSource } from '../../core/timeline/model';
 import { loadExecutions, loadRun } from '../../core/timeline/runs';
+import { MAX_RUNS, runLetter } from '../../core/timeline/protocol';
 import { optionGroup, options, outputOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, say } from '../output';
 
@@ -27,7 +28,7 @@ export const timelineOptions = options(
       new Option('--format <format>', 'read every file as this format instead of detecting it (events, router, text, shiviz, otlp, chrome, jaeger, zipkin)'),
       new Option('--regex <regex>', 'regex with named groups (host, event, clock, ts, level) for plain-text logs'),
       new Option('--delimiter <regex>', 'ShiViz execution delimiter (a matching line starts a new execution)'),
-      new Option('--execution <label-or-number>', 'which execution of a multi-execution ShiViz log to read: its label, or its number from 1; give it twice to show two side by side').argParser((v: string, previous: string[] | undefined) => [...(previous ?? []), v]),
+      new Option('--execution <label-or-number>', 'which execution of a multi-execution ShiViz log to read: its label, or its number from 1; repeat it to show several side by side').argParser((v: string, previous: string[] | undefined) => [...(previous ?? []), v]),
       new Option('--title <title>', 'title of the HTML page'),
     ],
     z
@@ -41,12 +42,12 @@ export const timelineOptions = options(
         // Digits are a position: labels come from the delimiter's trace group, and a number is what a person counts.
         execution: z
           .array(z.string().transform((v) => (/^[0-9]+$/.test(v) ? Number(v) : v)))
-          .max(2, '--execution: one execution, or two to show side by side')
+          .max(MAX_RUNS, `--execution: at most ${MAX_RUNS} executions side by side`)
           .optional(),
         title: z.string().optional(),
       })
       .refine((o) => o.export === undefined || o.compare === undefined, '--compare applies to --html only; export one run at a time')
-      .refine((o) => (o.execution?.length ?? 0) < 2 || (o.compare === undefined && o.export === undefined), 'two executions side by side are already a comparison: leave out --compare and --export'),
+      .refine((o) => (o.execution?.length ?? 0) < 2 || (o.compare === undefined && o.export === undefined), 'executions side by side are already a comparison: leave out --compare and --export'),
   ),
   outputOptions(),
 );
@@ -55,7 +56,7 @@ export type TimelineOpts = OptionsOf<typeof timelineOptions>;
 /** The run's picture in numbers: what a person would see first on the timeline. */
 function overview(model: TimelineModel): string[] {
   return model.meta().runs.flatMap((run, r) => [
-    `${model.meta().runs.length > 1 ? `run ${r === 0 ? 'A' : 'B'}: ` : ''}${run.label}`,
+    `${model.meta().runs.length > 1 ? `run ${runLetter(r)}: ` : ''}${run.label}`,
     `  ${run.events} events on ${run.lanes.length} lanes (${run.lanes.map((l) => l.name).join(', ')}); ${run.messages} messages, ${run.dropped} dropped${run.impliedEdges > 0 ? `; ${run.impliedEdges} edges from vector clocks or cross-service spans` : ''}; ${run.faultBands} fault periods`,
     ...run.violations.map((v) => `  violation at ${(v.ts / 1e6).toFixed(3)} s on ${v.node}: ${v.text}`),
     ...(run.badCount > 0 ? [`  ${run.badCount} lines could not be read, e.g. ${run.bad.slice(0, 3).map((b) => `${b.file}:${b.line}: ${b.error}`).join('; ')}`] : []),

@@ -286,22 +286,24 @@ export class TimelineModel {
     return run;
   }
 
-  /** Rows top to bottom; when comparing, each node's lane of run 0 directly above its lane of run 1. */
+  /** Rows top to bottom: compared runs node by node (A's lane above B's); three or more run by run. */
   private rows(filter: Filter): { rows: Row[]; rowOfNode: Int32Array[] } {
     const hidden = new Set(filter.hiddenLanes);
     const rows: Row[] = [];
     const rowOfNode = this.runs.map((r) => new Int32Array(r.store.nodes.length).fill(-1));
     const names = [...this.runs[0].lanes];
-    for (const lane of this.runs[1]?.lanes ?? []) if (!names.some((l) => l.name === lane.name)) names.push(lane);
-    for (const { name } of names) {
-      if (hidden.has(name)) continue;
-      this.runs.forEach((run, r) => {
-        const code = run.store.nodeCode(name);
-        if (code < 0 || run.laneOfNode[code] < 0) return;
-        rowOfNode[r][code] = rows.length;
-        rows.push({ run: r, lane: run.laneOfNode[code], node: name, role: run.lanes[run.laneOfNode[code]].role });
-      });
-    }
+    for (const run of this.runs.slice(1)) for (const lane of run.lanes) if (!names.some((l) => l.name === lane.name)) names.push(lane);
+    const add = (r: number, name: string): void => {
+      const run = this.runs[r];
+      const code = run.store.nodeCode(name);
+      if (code < 0 || run.laneOfNode[code] < 0) return;
+      rowOfNode[r][code] = rows.length;
+      rows.push({ run: r, lane: run.laneOfNode[code], node: name, role: run.lanes[run.laneOfNode[code]].role });
+    };
+    const shown = names.filter(({ name }) => !hidden.has(name));
+    // Two runs are compared lane by lane; more (a log's executions) read best as ShiViz shows them, one run's lanes together.
+    if (this.runs.length > 2) this.runs.forEach((_, r) => shown.forEach(({ name }) => add(r, name)));
+    else for (const { name } of shown) this.runs.forEach((_, r) => add(r, name));
     return { rows, rowOfNode };
   }
 

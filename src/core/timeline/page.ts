@@ -5,6 +5,7 @@
  * anywhere but the given source.
  */
 import { z } from 'zod';
+import { MAX_RUNS } from './protocol';
 
 export const PAGE_CONFIG_ID = 'ddbench-config';
 export const runDataId = (run: number): string => `ddbench-run-${run}`;
@@ -14,7 +15,7 @@ export const runTextId = (run: number): string => `ddbench-run-${run}-text`;
 /** What the export page says about its runs; the events themselves come in separate blocks. */
 export const PageConfig = z.object({
   title: z.string(),
-  runs: z.array(z.object({ label: z.string(), inputs: z.array(z.string()) })).min(1).max(2),
+  runs: z.array(z.object({ label: z.string(), inputs: z.array(z.string()) })).min(1).max(MAX_RUNS),
 });
 export type PageConfig = z.infer<typeof PageConfig>;
 

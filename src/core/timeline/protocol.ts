@@ -16,7 +16,14 @@ export const Axis = z.enum(['time', 'causal']);
 export type Axis = z.infer<typeof Axis>;
 
 /** An event: which run (0, or 1 when comparing) and its index in that run's store. */
-export const EventRef = z.object({ run: z.number().int().min(0).max(1), index: z.number().int().nonnegative() });
+/** Runs shown at once: a run and its comparison, or the executions of one log side by side (A to Z). */
+export const MAX_RUNS = 26;
+export const EventRef = z.object({ run: z.number().int().min(0).max(MAX_RUNS - 1), index: z.number().int().nonnegative() });
+
+/** A run's letter when several are shown: A, B, C, … */
+export function runLetter(run: number): string {
+  return String.fromCharCode(65 + run);
+}
 export type EventRef = z.infer<typeof EventRef>;
 
 export const Filter = z.object({
@@ -132,7 +139,7 @@ export const Meta = z.object({
   /** Events still arrive (a cluster is running). */
   live: z.boolean(),
   capabilities: z.object({ openSource: z.boolean(), compare: z.boolean() }),
-  runs: z.array(RunMeta).min(1).max(2),
+  runs: z.array(RunMeta).min(1).max(MAX_RUNS),
   /** When comparing: where run 1 first departs from run 0, per lane and overall. */
   divergence: z
     .object({

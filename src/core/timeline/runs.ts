@@ -7,6 +7,7 @@ import { DDBENCH_DIR } from '../paths';
 import { loadTimeline, resolveInputs, type LoadOptions } from '../events/load';
 import { trialTitle } from '../verify/format';
 import type { RunSource } from './model';
+import { MAX_RUNS } from './protocol';
 
 /** The part of trial.json (core/repro/trial.ts) a picker and a label need. */
 const TrialFile = z.looseObject({
@@ -75,12 +76,12 @@ export async function loadRun(inputs: readonly string[], opts: LoadOptions = {})
 }
 
 /**
- * Executions of one multi-execution log as runs, to show side by side (two at most,
- * like a comparison of runs: lanes aligned, the first divergence marked), each
- * labelled with its execution.
+ * Executions of one multi-execution log as runs, to show side by side as ShiViz does
+ * (each host's lanes one above the other, A, B, C, …; with two, their first divergence
+ * marked as in a comparison of runs), each labelled with its execution.
  */
 export async function loadExecutions(inputs: readonly string[], opts: LoadOptions, executions: readonly (string | number)[]): Promise<RunSource[]> {
-  if (executions.length === 0 || executions.length > 2) throw new UserError(`show one execution, or two side by side; ${executions.length} were asked for`);
+  if (executions.length === 0 || executions.length > MAX_RUNS) throw new UserError(`show 1 to ${MAX_RUNS} executions side by side; ${executions.length} were asked for`);
   const runs: RunSource[] = [];
   for (const execution of executions) {
     const run = await loadRun(inputs, { ...opts, execution });

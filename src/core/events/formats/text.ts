@@ -200,8 +200,8 @@ function recordOf(groups: Groups, ordinal: number, sink: SourceSink): { record: 
  * search finds it after stray characters); lines no record covers (banners, stack
  * traces) are skipped as ShiViz skips them, but counted in a note with the first of
  * them, and when nothing matches at all the first is reported as a bad line. With a
- * delimiter, one execution is read (`loadExecutions` reads two, to show side by
- * side).
+ * delimiter, one execution is read (`loadExecutions` reads several, to show side
+ * by side).
  */
 export async function readTextLog(file: string, sink: SourceSink, opts: TextLogOptions): Promise<void> {
   const parser = compileLogRegex(opts.regex);
@@ -280,6 +280,6 @@ export async function readTextLog(file: string, sink: SourceSink, opts: TextLogO
   }
   if (executions.length > 1) sink.executions(executions.map((label, i) => label || `#${i + 1}`));
   if (executions.length > 1 || wanted !== undefined) {
-    sink.note(`the log holds ${executions.length} execution(s): ${names}; read ${JSON.stringify(opts.execution ?? 1)} (choose with the execution option, a label or a number; two are shown side by side)`);
+    sink.note(`the log holds ${executions.length} execution(s): ${names}; read ${JSON.stringify(opts.execution ?? 1)} (choose with the execution option, a label or a number; several are shown side by side)`);
   }
 }
