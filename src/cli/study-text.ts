@@ -15,8 +15,25 @@ export function printReport(r: Report): void {
   if (r.lift.perModel.length) {
     say('\ncontext lift (context-augmented − symptom-only over the bugs run in both, 95% Newcombe CI):');
     for (const l of [...r.lift.perModel, ...(r.lift.overall ? [r.lift.overall] : [])]) {
-      say(`  ${l.model}: ${pp(l.lift)} [${pp(l.ci[0])}, ${pp(l.ci[1])}]  (${rate(l.symptomOnly)} → ${rate(l.contextAugmented)}; ${l.bugs.length} bugs)`);
+      say(`  ${l.model}: ${pp(l.lift)} [${pp(l.ci[0])}, ${pp(l.ci[1])}]  (${rate(l.symptomOnly)} → ${rate(l.contextAugmented)}; ${l.bugs.length} bugs; McNemar exact p = ${pValue(l.mcnemar.p)} on ${l.mcnemar.pairs} pairs, ${l.mcnemar.symptomOnlyOnly}:${l.mcnemar.contextOnly} discordant)`);
     }
+  }
+  const solvedBoth = r.efficiency.perModel.filter((e) => e.solvedBoth > 0);
+  if (solvedBoth.length) {
+    say(`\nefficiency lift (runs solved in both conditions, context − symptom-only, mean change [95% bootstrap CI, seed ${r.efficiency.seed}]):`);
+    table(
+      ['model', 'pairs', 'steps', 'tokens', 'cost', 'time to fix'],
+      solvedBoth.map((e) => [e.model, String(e.solvedBoth), changeText(e.solved.steps, (v) => v.toFixed(1)), changeText(e.solved.tokens, (v) => String(Math.round(v))), changeText(e.solved.costUsd, (v) => `$${v.toFixed(3)}`), changeText(e.solved.timeToFixMs, (v) => `${v < 0 ? '−' : ''}${duration(Math.abs(v))}`)]),
+    );
+  }
+  if (r.asymmetry.models.length >= 2) {
+    say('\nasymmetry (models by symptom-only pass rate; rate lift and fewer steps to a fix with the context):');
+    table(
+      ['model', 'symptom-only', 'rate lift', 'steps saved'],
+      r.asymmetry.models.map((m) => [m.model, pct(m.symptomOnlyRate), pp(m.rateLift), m.efficiencyLift === null ? '–' : pct(m.efficiencyLift)]),
+    );
+    const corr = (c: Report['asymmetry']['rateLift']) => (c === null ? 'n/a (too few models)' : `${c.rho.toFixed(2)}${c.ci ? ` [${c.ci[0].toFixed(2)}, ${c.ci[1].toFixed(2)}]` : ''} over ${c.n} models`);
+    say(`  Spearman rho, baseline vs rate lift: ${corr(r.asymmetry.rateLift)}; vs steps saved: ${corr(r.asymmetry.efficiencyLift)}`);
   }
   for (const s of r.spread) say(`spread across ${s.models} models (${s.condition}): ${s.spreadPp.toFixed(1)} pp (${s.min.model} ${pct(s.min.rate)} … ${s.max.model} ${pct(s.max.rate)})`);
   say('\npass rate per bug:');
@@ -27,6 +44,14 @@ export function printReport(r: Report): void {
       return s ? rate(s) : '–';
     })]),
   );
+}
+
+function changeText(c: Report['efficiency']['perModel'][number]['solved']['steps'], fmt: (v: number) => string): string {
+  return c === null ? '–' : `${c.meanChange >= 0 ? '+' : ''}${fmt(c.meanChange)} [${fmt(c.ci[0])}, ${fmt(c.ci[1])}]`;
+}
+
+function pValue(p: number): string {
+  return p < 0.001 ? '< 0.001' : p.toFixed(3);
 }
 
 function table(head: readonly string[], rows: readonly (readonly string[])[]): void {

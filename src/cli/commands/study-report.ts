@@ -21,8 +21,9 @@ export const reportOptions = options(
       new Option('--records <path...>', 'records folders or files, merged without duplicates (default: ./.ddbench/records)'),
       new Option('--html <file>', 'write the report as one HTML page with charts (works offline)'),
       new Option('--csv <file>', 'write the figures as CSV (one row per bug/tier/overall × group, plus the lift)'),
+      new Option('--seed <n>', 'seed of the bootstrap intervals (the report states it; the same seed gives the same intervals)'),
     ],
-    z.object({ records: z.array(z.string()).optional(), html: z.string().optional(), csv: z.string().optional() }),
+    z.object({ records: z.array(z.string()).optional(), html: z.string().optional(), csv: z.string().optional(), seed: z.coerce.number().int().min(0).optional() }),
   ),
   outputOptions(),
 );
@@ -37,7 +38,7 @@ export const checkOptions = outputOptions();
 
 /** `ddbench report`: the comparison of every attempt under the given records folders. */
 export async function commandReport(o: ReportOpts): Promise<number> {
-  const report = await reportFor(o.records?.length ? o.records : [defaultRecords()]);
+  const report = await reportFor(o.records?.length ? o.records : [defaultRecords()], o.seed);
   writeOutputs(report, o);
   if (o.json) printJson(report);
   else printReport(report);
@@ -45,10 +46,10 @@ export async function commandReport(o: ReportOpts): Promise<number> {
 }
 
 /** Loads, warns about bad lines on stderr, and builds the report with the bug set's reference fixes. */
-export async function reportFor(paths: readonly string[]): Promise<Report> {
+export async function reportFor(paths: readonly string[], seed?: number): Promise<Report> {
   const set = loadRecords(paths);
   warnProblems(set);
-  return buildReport(set, await referenceInfo());
+  return buildReport(set, await referenceInfo(), new Date(), { seed });
 }
 
 export function writeOutputs(report: Report, o: { html?: string; csv?: string }): void {

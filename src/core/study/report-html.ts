@@ -42,11 +42,12 @@ export function reportBody(r: Report): string {
       `<h2>Context lift</h2><p class="meta">Pass rate with the bounded debugging context minus without it, per model over the bugs it ran in both conditions, and over all models' paired runs pooled; 95% Newcombe (hybrid score) interval.</p>`,
       dotChart('Context lift (percentage points)', rows.map((l) => ({ label: l.model, value: l.lift, ci: l.ci, cls: l.model === 'all models' ? 'dot-all' : 'dot', note: signedPp(l.lift) })), (v) => `${v > 0 ? '+' : ''}${Math.round(v * 100)}`),
       table(
-        ['model', 'bugs', 'symptom-only', 'context-augmented', 'lift', '95% CI'],
-        rows.map((l) => [l.model, String(l.bugs.length), rateText(l.symptomOnly), rateText(l.contextAugmented), signedPp(l.lift), `${signedPp(l.ci[0])} … ${signedPp(l.ci[1])}`]),
+        ['model', 'bugs', 'symptom-only', 'context-augmented', 'lift', '95% CI', 'McNemar p (pairs, discordant)'],
+        rows.map((l) => [l.model, String(l.bugs.length), rateText(l.symptomOnly), rateText(l.contextAugmented), signedPp(l.lift), `${signedPp(l.ci[0])} … ${signedPp(l.ci[1])}`, `${pValue(l.mcnemar.p)} (${l.mcnemar.pairs}, ${l.mcnemar.symptomOnlyOnly}:${l.mcnemar.contextOnly})`]),
       ),
     );
   }
+  parts.push(efficiencySection(r));
   if (r.spread.length) {
     parts.push(
       `<h2>Spread across models</h2>`,
@@ -128,6 +129,43 @@ function summaryTable(rows: [string, Summary][]): string {
       String(s.fromEdits),
     ]),
   );
+}
+
+/**
+ * The efficiency lift (what the context changes on runs solved in both conditions) and
+ * the asymmetry view: models by baseline strength with their rate and efficiency lifts.
+ */
+function efficiencySection(r: Report): string {
+  const solved = r.efficiency.perModel.filter((e) => e.solvedBoth > 0);
+  const parts: string[] = [];
+  if (solved.length) {
+    const change = (c: (typeof solved)[number]['solved']['steps'], fmt: (v: number) => string) => (c === null ? '–' : `${c.meanChange >= 0 ? '+' : ''}${fmt(c.meanChange)} (${fmt(c.ci[0])} … ${fmt(c.ci[1])})`);
+    parts.push(
+      `<h2>Efficiency lift</h2><p class="meta">On runs solved in both conditions (paired by bug and repeat): context-augmented minus symptom-only, mean change with a 95% percentile bootstrap interval (${r.efficiency.resamples} resamples, seed ${r.efficiency.seed}). Negative is cheaper with the context.</p>`,
+      table(
+        ['model', 'pairs solved in both', 'steps', 'tokens', 'cost', 'time to fix (min)', 'unsolved in both: steps'],
+        r.efficiency.perModel.map((e) => [e.model, String(e.solvedBoth), change(e.solved.steps, (v) => v.toFixed(1)), change(e.solved.tokens, (v) => String(Math.round(v))), change(e.solved.costUsd, (v) => `$${v.toFixed(3)}`), change(e.solved.timeToFixMs, (v) => (v / 60_000).toFixed(1)), `${change(e.unsolved.steps, (v) => v.toFixed(1))} (${e.unsolvedBoth})`]),
+      ),
+    );
+  }
+  const a = r.asymmetry;
+  if (a.models.length >= 2) {
+    const corr = (c: Report['asymmetry']['rateLift']) => (c === null ? 'n/a (fewer than three models with figures)' : `${c.rho.toFixed(2)}${c.ci ? ` (95% CI ${c.ci[0].toFixed(2)} … ${c.ci[1].toFixed(2)})` : ' (interval needs four models)'} over ${c.n} models`);
+    parts.push(
+      `<h2>Rate against efficiency</h2><p class="meta">Models from weakest to strongest symptom-only pass rate. The paper found that context lifts weaker models' pass rate and stronger models' efficiency: a negative rank correlation of strength with the rate lift and a positive one with the steps saved. Spearman's rho, baseline against rate lift: ${esc(corr(a.rateLift))}; against steps saved: ${esc(corr(a.efficiencyLift))}.</p>`,
+      dotChart('Pass-rate lift by model, weakest first (percentage points)', a.models.map((m) => ({ label: `${m.model} (${pct(m.symptomOnlyRate)})`, value: m.rateLift, cls: 'dot', note: signedPp(m.rateLift) })), (v) => `${v > 0 ? '+' : ''}${Math.round(v * 100)}`),
+      dotChart('Steps saved on runs solved in both, weakest first (% of the symptom-only steps)', a.models.filter((m) => m.efficiencyLift !== null).map((m) => ({ label: `${m.model} (${pct(m.symptomOnlyRate)})`, value: m.efficiencyLift!, cls: 'dot', note: pct(m.efficiencyLift!) })), (v) => `${Math.round(v * 100)}%`),
+      table(
+        ['model', 'symptom-only pass rate', 'rate lift', 'steps saved'],
+        a.models.map((m) => [m.model, pct(m.symptomOnlyRate), signedPp(m.rateLift), m.efficiencyLift === null ? '–' : pct(m.efficiencyLift)]),
+      ),
+    );
+  }
+  return parts.join('');
+}
+
+function pValue(p: number): string {
+  return p < 0.001 ? '< 0.001' : p.toFixed(3);
 }
 
 function table(head: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { RecordSet } from './collect';
 import { patchSimilarity } from './patch-metrics';
+import { asymmetry, Asymmetry, EfficiencyLift, efficiencyLift, McNemar } from './efficiency';
 import { Condition, type AttemptRecord } from './schema';
-import { mean, median, newcombe, sum, wilson } from './stats';
+import { mcnemarExact, mean, median, newcombe, sum, wilson } from './stats';
 
 /**
  * The comparison of attempts: pass rates with 95% Wilson intervals, time to fix,
@@ -72,6 +73,8 @@ export const Lift = z.object({
   lift: z.number(),
   /** Newcombe's hybrid score interval for the difference. */
   ci: Interval,
+  /** The exact McNemar test on the runs paired by bug and repeat (efficiency.ts). */
+  mcnemar: McNemar,
 });
 export type Lift = z.infer<typeof Lift>;
 
@@ -126,6 +129,9 @@ export const Report = z.object({
   bugs: z.array(z.object({ id: z.string(), system: z.string().optional(), tier: z.number().int().optional(), title: z.string().optional() })),
   cells: z.array(Cell),
   lift: z.object({ perModel: z.array(Lift), overall: Lift.nullable() }),
+  /** Per model, what the context changes on runs solved (or not) in both conditions; bootstrap intervals from `seed`. */
+  efficiency: z.object({ seed: z.number().int(), resamples: z.number().int(), perModel: z.array(EfficiencyLift) }),
+  asymmetry: Asymmetry,
   spread: z.array(Spread),
   peopleVsAgents: z.array(PeopleVsAgents),
   attempts: z.array(AttemptRow),
@@ -148,7 +154,12 @@ function groupOf(r: AttemptRecord): GroupRef {
     : { id: `${r.actor.model} · ${r.actor.condition}`, kind: 'agent', model: r.actor.model, condition: r.actor.condition };
 }
 
-export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, now: Date = new Date()): Report {
+/** The seed of the report's bootstrap intervals when none is given (a report says which it used). */
+export const DEFAULT_REPORT_SEED = 20261202;
+
+export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, now: Date = new Date(), opts: { seed?: number; resamples?: number } = {}): Report {
+  const seed = opts.seed ?? DEFAULT_REPORT_SEED;
+  const resamples = opts.resamples ?? 2000;
   const finished = set.attempts.filter((a) => a.status !== 'in-progress' && a.status !== 'error' && a.status !== 'interrupted');
   const similarity = new Map<string, number | null>();
   for (const a of finished) {
@@ -204,7 +215,7 @@ export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, 
       return { id, ...(system !== undefined && { system }), ...(tier !== undefined && { tier }), ...(info && { title: info.title }) };
     }),
     cells,
-    lift: liftOf(agents),
+    ...liftAndEfficiency(agents, seed, resamples),
     spread: spreadOf(agents),
     peopleVsAgents,
     attempts: set.attempts.map((a) => rowOf(a, similarity.get(a.id) ?? null)),
@@ -240,12 +251,28 @@ function summaryOf(xs: readonly AttemptRecord[], similarity: ReadonlyMap<string,
   };
 }
 
+/** The pass-rate lift with its McNemar test, the efficiency lift, and the asymmetry between them. */
+function liftAndEfficiency(agents: readonly AttemptRecord[], seed: number, resamples: number): Pick<Report, 'lift' | 'efficiency' | 'asymmetry'> {
+  const byModel = modelsOf(agents).map((model) => {
+    const runs = agents.filter((a) => a.actor.kind === 'agent' && a.actor.model === model);
+    return { model, runs, efficiency: efficiencyLift(model, runs, seed, resamples) };
+  });
+  const tests = new Map(byModel.map((m) => [m.model, m.efficiency.mcnemar]));
+  const pooled = byModel.reduce((t, m) => ({ pairs: t.pairs + m.efficiency.mcnemar.pairs, symptomOnlyOnly: t.symptomOnlyOnly + m.efficiency.mcnemar.symptomOnlyOnly, contextOnly: t.contextOnly + m.efficiency.mcnemar.contextOnly }), { pairs: 0, symptomOnlyOnly: 0, contextOnly: 0 });
+  tests.set('all models', { ...pooled, p: mcnemarExact(pooled.symptomOnlyOnly, pooled.contextOnly) });
+  return {
+    lift: liftOf(agents, tests),
+    efficiency: { seed, resamples, perModel: byModel.map((m) => m.efficiency) },
+    asymmetry: asymmetry(byModel),
+  };
+}
+
 /**
  * Per model: context-augmented minus symptom-only over the bugs that model ran in both
  * conditions (a bug run in one condition only would compare unlike with unlike);
  * overall: every model's paired runs pooled.
  */
-function liftOf(agents: readonly AttemptRecord[]): Report['lift'] {
+function liftOf(agents: readonly AttemptRecord[], tests: ReadonlyMap<string, McNemar>): Report['lift'] {
   const runsIn = (xs: readonly AttemptRecord[], c: Condition) => xs.filter((a) => a.actor.kind === 'agent' && a.actor.condition === c);
   const rate = (xs: readonly AttemptRecord[]) => rateOf(xs.filter((a) => a.status === 'verified').length, xs.length);
   const paired = (xs: readonly AttemptRecord[]) => {
@@ -257,7 +284,8 @@ function liftOf(agents: readonly AttemptRecord[]): Report['lift'] {
     const c = rate(runsIn(xs, 'context-augmented'));
     if (!s.n || !c.n) return null;
     const bugs = [...new Set(xs.map((a) => a.bug.id))].sort();
-    return { model, bugs, symptomOnly: s, contextAugmented: c, lift: c.rate - s.rate, ci: newcombe(c.passed, c.n, s.passed, s.n) };
+    const mcnemar = tests.get(model) ?? { pairs: 0, symptomOnlyOnly: 0, contextOnly: 0, p: 1 };
+    return { model, bugs, symptomOnly: s, contextAugmented: c, lift: c.rate - s.rate, ci: newcombe(c.passed, c.n, s.passed, s.n), mcnemar };
   };
   const pairedByModel = modelsOf(agents).map((m) => ({ m, xs: paired(agents.filter((a) => a.actor.kind === 'agent' && a.actor.model === m)) }));
   const perModel = pairedByModel.flatMap(({ m, xs }) => lift(m, xs) ?? []);
