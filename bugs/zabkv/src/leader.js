@@ -220,7 +220,7 @@ export class Leader {
     this.zk.commit();
     this.lastProposed = zxid;
     this.outstanding.set(zxid, { txn: full, acks: new Set([this.rt.id]) });
-    this.rt.log.debug('proposed', { zxid: hexZxid(zxid), type: txn.type, path: txn.path });
+    this.rt.log.debug('proposed', { zxid: hexZxid(zxid), type: txn.type, path: txn.path, session: txn.session });
     for (const h of this.forwarding()) this.send(h, 'PROPOSAL', { txn: full });
     this.tryCommit();
   }
@@ -239,7 +239,7 @@ export class Leader {
       for (const h of this.forwarding()) this.send(h, 'COMMIT', { zxid });
       const result = this.zk.tree.processTxn(p.txn);
       this.zk.addCommittedProposal(p.txn);
-      this.rt.log.info('committed', { zxid: hexZxid(zxid), type: p.txn.type, path: p.txn.path, ok: result.ok });
+      this.rt.log.info('committed', { zxid: hexZxid(zxid), type: p.txn.type, path: p.txn.path, session: p.txn.session, ok: result.ok });
       if (p.txn.origin.sid === this.rt.id) {
         const done = this.pending.get(p.txn.origin.cxid);
         this.pending.delete(p.txn.origin.cxid);

@@ -101,8 +101,13 @@ export class QuorumPeer {
         return reply({ ok: true, ...this.zkDb.tree.getData(String(req.path)), zxid: hexZxid(this.zkDb.tree.lastProcessedZxid) });
       case 'Sync':
         return this.role.sync(() => reply({ ok: true, zxid: hexZxid(this.zkDb.tree.lastProcessedZxid) }));
+      case 'CreateSession':
+        // Like SessionTrackerImpl, the server the client reached picks the id; the createSession txn makes it global.
+        return this.role.submit({ type: 'createSession', session: `${this.rt.id}.${Math.floor(this.rt.random() * 2 ** 32).toString(16)}` }, reply);
+      case 'CloseSession':
+        return this.role.submit({ type: 'closeSession', session: String(req.session ?? '') }, reply);
       case 'Create':
-        return this.role.submit({ type: 'create', path: String(req.path), data: String(req.data ?? '') }, reply);
+        return this.role.submit({ type: 'create', path: String(req.path), data: String(req.data ?? ''), ...(req.ephemeral ? { ephemeral: true, session: String(req.session ?? '') } : {}) }, reply);
       case 'SetData':
         return this.role.submit({ type: 'setData', path: String(req.path), data: String(req.data ?? ''), version: Number(req.version ?? -1) }, reply);
       case 'Delete':
@@ -134,6 +139,8 @@ export class QuorumPeer {
       digest: tree.digest(),
       znodeCount: znodes.length,
       tree: znodes.length <= 1000 ? Object.fromEntries(znodes.map((p) => [p, tree.nodes.get(p).data])) : null,
+      sessions: [...tree.sessions].sort(),
+      ephemerals: Object.fromEntries(znodes.filter((p) => tree.nodes.get(p).ephemeralOwner).map((p) => [p, tree.nodes.get(p).ephemeralOwner])),
       outstanding: this.role?.outstandingCount?.() ?? 0,
     };
   }

@@ -24,8 +24,10 @@ export function hexZxid(zxid) {
 
 export class DataTree {
   constructor() {
-    /** @type {Map<string, { data: string, version: number, czxid: number, mzxid: number }>} */
-    this.nodes = new Map([['/', { data: '', version: 0, czxid: 0, mzxid: 0 }]]);
+    /** @type {Map<string, { data: string, version: number, czxid: number, mzxid: number, ephemeralOwner: string | null }>} */
+    this.nodes = new Map([['/', { data: '', version: 0, czxid: 0, mzxid: 0, ephemeralOwner: null }]]);
+    /** @type {Set<string>} open sessions (ZooKeeper's sessionsWithTimeouts) */
+    this.sessions = new Set();
     this.lastProcessedZxid = 0;
   }
 
@@ -39,11 +41,16 @@ export class DataTree {
     this.lastProcessedZxid = txn.zxid;
     const node = this.nodes.get(txn.path);
     switch (txn.type) {
-      case 'create':
+      case 'create': {
         if (node) return { ok: false, error: 'NODEEXISTS' };
-        if (!this.nodes.has(DataTree.parent(txn.path))) return { ok: false, error: 'NONODE' };
-        this.nodes.set(txn.path, { data: txn.data, version: 0, czxid: txn.zxid, mzxid: txn.zxid });
+        const parent = this.nodes.get(DataTree.parent(txn.path));
+        if (!parent) return { ok: false, error: 'NONODE' };
+        if (parent.ephemeralOwner) return { ok: false, error: 'NOCHILDRENFOREPHEMERALS' };
+        const owner = txn.ephemeral ? txn.session : null;
+        if (owner !== null && !this.sessions.has(owner)) return { ok: false, error: 'SESSIONEXPIRED' };
+        this.nodes.set(txn.path, { data: txn.data, version: 0, czxid: txn.zxid, mzxid: txn.zxid, ephemeralOwner: owner });
         return { ok: true, path: txn.path };
+      }
       case 'setData':
         if (!node) return { ok: false, error: 'NONODE' };
         if (txn.version !== -1 && txn.version !== node.version) return { ok: false, error: 'BADVERSION' };
@@ -57,6 +64,14 @@ export class DataTree {
         for (const p of this.nodes.keys()) if (DataTree.parent(p) === txn.path && p !== '/') return { ok: false, error: 'NOTEMPTY' };
         this.nodes.delete(txn.path);
         return { ok: true };
+      case 'createSession':
+        this.sessions.add(txn.session);
+        return { ok: true, session: txn.session };
+      case 'closeSession':
+        // Like DataTree.killSession: the session's ephemeral znodes go with it.
+        if (!this.sessions.delete(txn.session)) return { ok: false, error: 'SESSIONEXPIRED' };
+        for (const [p, n] of this.nodes) if (n.ephemeralOwner === txn.session) this.nodes.delete(p);
+        return { ok: true };
       default:
         return { ok: false, error: `unknown txn ${txn.type}` };
     }
@@ -67,34 +82,40 @@ export class DataTree {
     return node ? { found: true, data: node.data, stat: stat(node) } : { found: false, data: null, stat: null };
   }
 
-  /** Like ZooKeeper's digest: a hash over every znode's path, data and stat. */
+  /** Like ZooKeeper's digest: a hash over every znode's path, data and stat, and the open sessions. */
   digest() {
     let h = 0x811c9dc5;
     for (const p of [...this.nodes.keys()].sort()) {
       const n = this.nodes.get(p);
-      const s = `|${p}=${n.data}@${n.version}/${n.czxid}/${n.mzxid}`;
-      for (let i = 0; i < s.length; i++) {
-        h ^= s.charCodeAt(i);
-        h = Math.imul(h, 0x01000193) >>> 0;
-      }
+      h = fnv(h, `|${p}=${n.data}@${n.version}/${n.czxid}/${n.mzxid}/${n.ephemeralOwner ?? ''}`);
     }
+    for (const id of [...this.sessions].sort()) h = fnv(h, `#${id}`);
     return h.toString(16).padStart(8, '0');
   }
 
   serialize() {
-    return { zxid: this.lastProcessedZxid, nodes: Object.fromEntries(this.nodes) };
+    return { zxid: this.lastProcessedZxid, nodes: Object.fromEntries(this.nodes), sessions: [...this.sessions] };
   }
 
   static deserialize(snap) {
     const t = new DataTree();
     t.nodes = new Map(Object.entries(snap.nodes).map(([p, n]) => [p, { ...n }]));
+    t.sessions = new Set(snap.sessions);
     t.lastProcessedZxid = snap.zxid;
     return t;
   }
 }
 
+function fnv(h, s) {
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
 function stat(node) {
-  return { version: node.version, czxid: hexZxid(node.czxid), mzxid: hexZxid(node.mzxid) };
+  return { version: node.version, czxid: hexZxid(node.czxid), mzxid: hexZxid(node.mzxid), ephemeralOwner: node.ephemeralOwner };
 }
 
 export class ZKDatabase {
@@ -107,7 +128,7 @@ export class ZKDatabase {
     this.snapCount = snapCount;
     this.log = log;
     this.tree = new DataTree();
-    /** @type {Array<{ zxid: number, type: string, path: string, data?: string, version?: number, origin?: any }>} */
+    /** @type {Array<{ zxid: number, type: string, path?: string, data?: string, version?: number, ephemeral?: boolean, session?: string, origin?: any }>} */
     this.committedLog = [];
     this.snapshotZxid = 0;
     this.txnsSinceSnapshot = 0;

@@ -45,6 +45,20 @@ export class ZkClient extends LeaderClient {
     return this.write('SetData', { path, data, version }, opts);
   }
 
+  /** Opens a session through `opts.node` (default: the leader); the reply's `session` is its id. */
+  openSession(opts) {
+    return this.write('CreateSession', {}, opts);
+  }
+
+  closeSession(session, opts) {
+    return this.write('CloseSession', { session }, opts);
+  }
+
+  /** Creates a znode owned by `session`: it goes when the session is closed. */
+  createEphemeral(path, data, session, opts) {
+    return this.write('Create', { path, data, ephemeral: true, session }, opts);
+  }
+
   /** Sync then GetData on one server, retried while that server is not serving (up to timeoutMs). */
   async read(node, path, timeoutMs = 15000) {
     const syncThenGet = async () => {
@@ -65,4 +79,4 @@ export async function converge(t, _zk, timeoutMs = 10000) {
 }
 
 export const brief = (s) =>
-  pick(s, ['id', 'state', 'serving', 'leader', 'currentEpoch', 'acceptedEpoch', 'lastZxid', 'lastLoggedZxid', 'snapshotZxid', 'digest', 'znodeCount']);
+  pick(s, ['id', 'state', 'serving', 'leader', 'currentEpoch', 'acceptedEpoch', 'lastZxid', 'lastLoggedZxid', 'snapshotZxid', 'digest', 'znodeCount', 'sessions', 'ephemerals']);
