@@ -1,10 +1,12 @@
 // filestore.js — the raft write-ahead log and the term-and-vote file, after
-// nats-server's filestore as the raft layer uses it (msg blocks plus tav.idx).
+// nats-server's filestore as the raft layer uses it (msg blocks, tav.idx and
+// peers.idx).
 // Records are appended to an in-memory cache and written out; they only
 // become durable at a flush. A background flusher syncs every syncInterval.
 
 const LOG = 'raft/msgs.blk';
 const TAV = 'raft/tav.idx';
+const PEERS = 'raft/peers.idx';
 
 export class FileStore {
   /** @param {DDBench.NodeRuntime} rt the node runtime */
@@ -35,7 +37,13 @@ export class FileStore {
     } catch {
       // keep the zero state
     }
-    return { entries, term: tav.term, vote: tav.vote };
+    let members = null;
+    try {
+      members = JSON.parse(this.disk.read(PEERS) ?? 'null');
+    } catch {
+      // start from the configured nodes
+    }
+    return { entries, term: tav.term, vote: tav.vote, members };
   }
 
   storeEntries(entries) {
@@ -47,6 +55,12 @@ export class FileStore {
   /** Term and vote are written and synced at once: a vote must never be forgotten. */
   writeTermVote(term, vote) {
     this.disk.write(TAV, JSON.stringify({ term, vote }));
+    this.disk.sync();
+  }
+
+  /** The peer set after a membership change, synced at once like term and vote. */
+  writePeerState(members) {
+    this.disk.write(PEERS, JSON.stringify(members));
     this.disk.sync();
   }
 

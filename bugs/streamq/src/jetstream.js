@@ -59,6 +59,13 @@ export class JetStream {
           const c = this.consumers.get(String(req.durable));
           reply(c ? { ok: true, ...c.info() } : { ok: false, error: 'consumer not found' });
         });
+      case 'PeerRemove': {
+        const r = this.node.proposeRemovePeer(String(req.peer));
+        if (r.error === 'not leader') return reply(this.notLeader());
+        if (r.error) return reply({ ok: false, error: r.error });
+        this.pending.set(r.index, reply);
+        return;
+      }
       case 'StepDown':
         return reply(this.node.stepDown() ? { ok: true } : this.notLeader());
       default:
@@ -137,6 +144,9 @@ export class JetStream {
         this.consumer(d.durable).applyAck(d.seq);
         result = { ok: true, ackFloor: this.consumer(d.durable).ackFloor };
         break;
+      case 'peer-remove':
+        result = { ok: true, removed: d.peer, members: this.node.members };
+        break;
       case 'leader':
         this.rt.log.info('leader entry applied', { index: e.index, term: e.term, leader: d.id });
         break;
@@ -166,6 +176,7 @@ export class JetStream {
     return {
       ...this.brief(),
       vote: n.vote || null,
+      members: n.members,
       pindex: n.pindex(),
       pterm: n.pterm,
       stream: { name: this.mset.name, ...this.mset.state(), hash: this.mset.hash() },

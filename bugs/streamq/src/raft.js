@@ -4,6 +4,10 @@
 // and every member hands committed entries to the stream (applyCommit).
 // Leaders send empty appendEntry heartbeats; a leader that cannot hear a
 // quorum for an election timeout steps down (lostQuorum).
+// Membership: a peer is removed by an EntryRemovePeer entry. The leader stops
+// counting the peer as soon as it proposes the removal (doRemovePeerAsLeader);
+// every member drops it from the peer set when the entry is applied and writes
+// the peer set to disk (peers.idx), from which it starts after a restart.
 //
 // Messages: AppendEntry, AppendEntryResponse, VoteRequest, VoteResponse.
 
@@ -22,8 +26,6 @@ export class Raft {
   constructor(rt, wal, sm) {
     this.rt = rt;
     this.id = rt.id;
-    this.peers = rt.nodes.filter((n) => n !== rt.id);
-    this.qn = Math.floor(rt.nodes.length / 2) + 1;
     const [lo, hi] = Array.isArray(rt.config.electionTimeoutMs) ? rt.config.electionTimeoutMs : [1200, 2400];
     this.minElectionTimeout = Number(lo);
     this.maxElectionTimeout = Number(hi);
@@ -31,7 +33,12 @@ export class Raft {
     this.wal = wal;
     this.sm = sm;
 
-    const { entries, term, vote } = wal.load();
+    const { entries, term, vote, members } = wal.load();
+    /** The group's members as of the last applied EntryRemovePeer. */
+    this.members = members ?? [...rt.nodes];
+    /** Peers whose removal this leader has proposed and not yet applied. */
+    this.removing = new Set();
+    this.adjustClusterSizeAndQuorum();
     /** @type {Array<{ index: number, term: number, data: any }>} */
     this.log = entries;
     /** The term of our last entry (NATS's n.pterm), kept beside the log so an AppendEntry at our tail needs no load. */
@@ -94,6 +101,13 @@ export class Raft {
     this.wal.writeTermVote(term, vote);
   }
 
+  /** The peers we replicate to and count, and the quorum, from the members less the removals in flight. */
+  adjustClusterSizeAndQuorum() {
+    const voters = this.members.filter((p) => !this.removing.has(p));
+    this.peers = voters.filter((p) => p !== this.id);
+    this.qn = Math.floor(voters.length / 2) + 1;
+  }
+
   // ---- timers ------------------------------------------------------------
 
   resetElectionTimeout() {
@@ -110,6 +124,8 @@ export class Raft {
       this.lastHeartbeat = now;
       for (const p of this.peers) this.sendAppendEntry(p);
     }
+    // With no peer left no response triggers a commit: the leader's own log is the quorum.
+    if (this.peers.length === 0) this.checkCommit();
     let seen = 1;
     for (const ps of this.peerState.values()) if (now - ps.lastSeen < this.maxElectionTimeout) seen++;
     if (seen < this.qn && now - this.leaderSince > this.maxElectionTimeout) {
@@ -126,6 +142,11 @@ export class Raft {
     if (term > this.term) this.setTerm(term, '');
     this.state = Follower;
     this.leader = leader;
+    // Removals we proposed count again until they are applied (or truncated).
+    if (this.removing.size > 0) {
+      this.removing.clear();
+      this.adjustClusterSizeAndQuorum();
+    }
     this.resetElectionTimeout();
     if (was !== Follower || changedLeader) {
       this.rt.log.info('switched to follower', { term: this.term, leader: leader || null, pindex: this.pindex(), pterm: this.pterm, commit: this.commit });
@@ -141,6 +162,8 @@ export class Raft {
     this.resetElectionTimeout();
     this.rt.log.info('switched to candidate', { term: this.term, pindex: this.pindex(), pterm: this.pterm });
     for (const p of this.peers) this.send(p, 'VoteRequest', { term: this.term, lastTerm: this.pterm, lastIndex: this.pindex(), candidate: this.id });
+    // A group left with one member elects itself.
+    if (this.votes.size >= this.qn) this.switchToLeader();
   }
 
   switchToLeader() {
@@ -176,6 +199,11 @@ export class Raft {
   }
 
   processVoteRequest(from, m) {
+    // A removed server keeps campaigning; it must not disrupt the group it left.
+    if (!this.members.includes(m.candidate)) {
+      this.rt.log.debug('ignoring vote request from a removed peer', { from, term: m.term });
+      return;
+    }
     if (m.term > this.term) this.switchToFollower(m.term, '');
     const upToDate = m.lastTerm > this.pterm || (m.lastTerm === this.pterm && m.lastIndex >= this.pindex());
     const granted = m.term === this.term && (this.vote === '' || this.vote === m.candidate) && upToDate;
@@ -189,7 +217,7 @@ export class Raft {
 
   processVoteResponse(from, m) {
     if (m.term > this.term) return this.switchToFollower(m.term, '');
-    if (this.state !== Candidate || m.term !== this.term || !m.granted) return;
+    if (this.state !== Candidate || m.term !== this.term || !m.granted || !this.peers.includes(from)) return;
     this.votes.add(from);
     if (this.votes.size >= this.qn) this.switchToLeader();
   }
@@ -266,8 +294,33 @@ export class Raft {
     while (this.applied < this.commit) {
       const e = this.entryAt(this.applied + 1);
       this.applied = e.index;
+      if (e.data.op === 'peer-remove') this.applyRemovePeer(e.data.peer);
       this.sm.applyCommit(e);
     }
+  }
+
+  applyRemovePeer(peer) {
+    this.removing.delete(peer);
+    if (this.members.includes(peer)) {
+      this.members = this.members.filter((p) => p !== peer);
+      this.wal.writePeerState(this.members);
+    }
+    this.peerState.delete(peer);
+    this.adjustClusterSizeAndQuorum();
+    this.rt.log.info('removed peer', { peer, members: this.members });
+  }
+
+  /** The leader stops replicating to the peer and counting it for quorum as soon as its removal is proposed. */
+  doRemovePeerAsLeader(peer) {
+    this.removing.add(peer);
+    this.peerState.delete(peer);
+    this.adjustClusterSizeAndQuorum();
+  }
+
+  /** Whether the log holds a membership change that is not committed yet. */
+  membershipChangeInProgress() {
+    for (let i = this.commit + 1; i <= this.pindex(); i++) if (this.entryAt(i).data.op === 'peer-remove') return true;
+    return false;
   }
 
   // ---- the stream's entry points ---------------------------------------------
@@ -279,8 +332,20 @@ export class Raft {
     this.storeEntries([e]);
     this.wal.flush();
     for (const [p, ps] of this.peerState) if (ps.next === e.index) this.sendAppendEntry(p);
-    if (this.peers.length === 0) this.checkCommit();
     return e.index;
+  }
+
+  /** Proposes removing a peer from the group; returns the entry's index, or an error. */
+  proposeRemovePeer(peer) {
+    if (!this.isLeader()) return { error: 'not leader' };
+    if (!this.members.includes(peer)) return { error: 'peer not a member' };
+    if (peer === this.id) return { error: 'cannot remove the leader' };
+    // Changes go one at a time: quorums of the old and new peer sets overlap only for a single change.
+    if (this.membershipChangeInProgress()) return { error: 'membership change in progress' };
+    const index = this.propose({ op: 'peer-remove', peer });
+    this.doRemovePeerAsLeader(peer);
+    this.rt.log.info('proposed peer removal', { peer, index, peers: this.peers, quorum: this.qn });
+    return { index };
   }
 
   stepDown() {

@@ -21,6 +21,21 @@ export class StreamClient extends LeaderClient {
   publish(subject, data, msgId, opts) {
     return this.request('Publish', { subject, data, msgId }, opts);
   }
+
+  /** Peer-removes a server through the leader; a retry that finds it already gone counts as done. */
+  async removePeer(peer, timeoutMs = 30000) {
+    const d = this.t.deadline(timeoutMs);
+    let last = { ok: false, error: 'timeout' };
+    let tried = false;
+    while (!d.expired) {
+      last = await this.request('PeerRemove', { peer }, { timeoutMs: 8000 });
+      if (last.ok) return last;
+      if (last.error === 'peer not a member' && tried) return { ok: true, removed: peer, retried: true };
+      tried = true;
+      await this.t.sleep(500);
+    }
+    return last;
+  }
 }
 
 export const connect = (t, name) => connectWith(StreamClient, t, name);
