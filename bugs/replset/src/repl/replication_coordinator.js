@@ -219,7 +219,9 @@ export class ReplicationCoordinator {
       if (this.primaryId !== from) this.rt.log.info('member is now in state PRIMARY', { member: from, term: hb.term });
       this.primaryId = from;
       if (this.state === SECONDARY) this.resetElectionTimer();
-      this.advanceCommitPoint(hb.lastCommittedOpTime, from);
+      // A commit point of another term than our last entry may be on another branch of history
+      // than ours (we may hold entries that will be rolled back); our sync source's replies bring it then.
+      if (hb.lastCommittedOpTime.t === this.myLastAppliedOpTime().t) this.advanceCommitPoint(hb.lastCommittedOpTime, from);
     }
     if (this.state === PRIMARY) this.updateCommitPoint();
   }
