@@ -8,7 +8,6 @@ import { loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
  */
 const WITHOUT_UPSTREAM_PATCH: Record<string, 'redesign' | 'unsourced'> = {
   'replset-majority-ack-stepdown': 'unsourced',
-  'replset-stale-branch-majority-read': 'unsourced',
 };
 
 /** N-grams of this many words shared by a note and a late hint count as the note giving the hint away. */
