@@ -201,7 +201,6 @@ export class ReplicationCoordinator {
       term: this.term,
       state: this.state,
       appliedOpTime: this.myLastAppliedOpTime(),
-      lastCommittedOpTime: this.lastCommittedOpTime,
       priority: this.priority(),
     };
     for (const p of this.peers) this.rt.send(p, 'replSetHeartbeat', body);
@@ -219,7 +218,8 @@ export class ReplicationCoordinator {
       if (this.primaryId !== from) this.rt.log.info('member is now in state PRIMARY', { member: from, term: hb.term });
       this.primaryId = from;
       if (this.state === SECONDARY) this.resetElectionTimer();
-      this.advanceCommitPoint(hb.lastCommittedOpTime, from);
+      // No commit point from heartbeats: only our sync source's replies bring it, once its batch
+      // has matched our oplog, so that it is on our branch of history.
     }
     if (this.state === PRIMARY) this.updateCommitPoint();
   }
