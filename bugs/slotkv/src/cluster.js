@@ -1,10 +1,14 @@
 // cluster.js — the cluster bus (cluster.c): PING/PONG with gossip, failure
 // detection (PFAIL, then FAIL once a majority of masters agrees), slot
 // ownership decided by configEpoch, replica elections with
-// FAILOVER_AUTH_REQUEST / FAILOVER_AUTH_ACK, and manual failover (MFSTART).
-// The node's view is saved to nodes.conf (and synced) whenever it changes.
+// FAILOVER_AUTH_REQUEST / FAILOVER_AUTH_ACK, manual failover (MFSTART), and
+// CLUSTER FORGET with the nodes blacklist. The node's view is saved to
+// nodes.conf (and synced) whenever it changes.
 
 import { SLOTS } from './db.js';
+
+/** How long a forgotten node is kept out of the node table (Redis's CLUSTER_BLACKLIST_TTL, 60 s, scaled like the node timeout). */
+const BLACKLIST_TTL_MS = 6000;
 
 export class Cluster {
   /** @param {DDBench.NodeRuntime} rt @param {import('./replication.js').Replication} repl @param {{pauseClients(until: number): void, unpauseClients(): void}} server */
@@ -22,6 +26,8 @@ export class Cluster {
     this.slots = new Array(SLOTS).fill(null);
     this.currentEpoch = 0;
     this.lastVoteEpoch = 0;
+    /** @type {Map<string, number>} forgotten node → when gossip may add it again */
+    this.blacklist = new Map();
     this.resetFailoverState();
     this.resetManualFailoverState();
   }
@@ -39,17 +45,16 @@ export class Cluster {
   load() {
     const saved = this.rt.disk.read('nodes.conf');
     const now = this.rt.now();
-    const blank = (id) => ({ id, role: 'master', masterId: null, configEpoch: 0, linked: false, pingSent: 0, pongReceived: now, pfail: false, fail: false, failTime: 0, failReports: new Map(), offset: 0, votedTime: 0 });
-    for (const id of this.rt.nodes) this.nodes.set(id, blank(id));
     if (saved) {
       const conf = JSON.parse(saved);
       this.currentEpoch = conf.currentEpoch;
       this.lastVoteEpoch = conf.lastVoteEpoch;
       this.slots = conf.slots;
-      for (const n of conf.nodes) Object.assign(this.nodes.get(n.id), { role: n.role, masterId: n.masterId, configEpoch: n.configEpoch });
+      for (const n of conf.nodes) this.nodes.set(n.id, Object.assign(this.blankNode(n.id, now), { role: n.role, masterId: n.masterId, configEpoch: n.configEpoch }));
       this.rt.log.info('loaded nodes.conf', { currentEpoch: this.currentEpoch, role: this.me.role, master: this.me.masterId });
       return;
     }
+    for (const id of this.rt.nodes) this.nodes.set(id, this.blankNode(id, now));
     const masters = /** @type {Record<string, [number, number]>} */ (this.rt.config.masters ?? {});
     const replicas = /** @type {Record<string, string>} */ (this.rt.config.replicas ?? {});
     let epoch = 0;
@@ -60,6 +65,10 @@ export class Cluster {
     for (const [id, master] of Object.entries(replicas)) Object.assign(this.nodes.get(id), { role: 'replica', masterId: master });
     this.currentEpoch = epoch;
     this.saveConfig();
+  }
+
+  blankNode(id, now) {
+    return { id, role: 'master', masterId: null, configEpoch: 0, linked: false, pingSent: 0, pongReceived: now, pfail: false, fail: false, failTime: 0, failReports: new Map(), offset: 0, votedTime: 0 };
   }
 
   saveConfig() {
@@ -96,6 +105,7 @@ export class Cluster {
       slots: me.role === 'master' ? this.slotsOf(this.myself) : [],
       offset: this.repl.offset,
       gossip: [...this.nodes.values()].filter((n) => n.id !== this.myself).map((n) => ({ id: n.id, pfail: n.pfail, fail: n.fail })),
+      forgotten: this.forgottenNodes(),
       ...extra,
     };
   }
@@ -113,7 +123,11 @@ export class Cluster {
   /** clusterProcessPacket */
   process(from, type, h) {
     const sender = this.nodes.get(from);
-    if (!sender) return;
+    if (!sender) {
+      // A node this one does not know (forgotten, or reset): answer its PING, believe nothing it says.
+      if (type === 'Ping') this.rt.send(from, 'Pong', this.header());
+      return;
+    }
     const now = this.rt.now();
     if (h.currentEpoch > this.currentEpoch) {
       this.currentEpoch = h.currentEpoch;
@@ -181,9 +195,14 @@ export class Cluster {
       sender.masterId = null;
       this.saveConfig();
     }
+    for (const f of h.forgotten) this.forgetGossiped(f.id, f.ttlMs);
     for (const g of h.gossip) {
+      if (g.id === this.myself) continue;
       const n = this.nodes.get(g.id);
-      if (!n || n.id === this.myself) continue;
+      if (!n) {
+        this.startHandshake(g.id);
+        continue;
+      }
       if (h.role === 'master' && this.slotsOf(from).length > 0 && (g.pfail || g.fail)) n.failReports.set(from, now);
       else n.failReports.delete(from);
       this.markNodeAsFailingIfNeeded(n);
@@ -239,6 +258,77 @@ export class Cluster {
     this.resetFailoverState();
     this.repl.replicationSetMaster(id);
     this.saveConfig();
+  }
+
+  // ---- node table: handshake, CLUSTER FORGET, CLUSTER RESET ----------------------
+
+  /** clusterBlacklistExists, after clusterBlacklistCleanup. */
+  blacklisted(id) {
+    const now = this.rt.now();
+    for (const [n, until] of this.blacklist) if (until <= now) this.blacklist.delete(n);
+    return this.blacklist.has(id);
+  }
+
+  /** The blacklist with each entry's remaining time, gossiped in PING and PONG. */
+  forgottenNodes() {
+    const now = this.rt.now();
+    return [...this.blacklist].filter(([, until]) => until > now).map(([id, until]) => ({ id, ttlMs: until - now }));
+  }
+
+  /** A node named in a peer's gossip that this node does not know: meet it (clusterStartHandshake). */
+  startHandshake(id) {
+    if (!this.rt.nodes.includes(id) || this.blacklisted(id)) return;
+    this.nodes.set(id, this.blankNode(id, this.rt.now()));
+    this.rt.log.info('start handshake with a node learned from gossip', { node: id });
+    this.saveConfig();
+  }
+
+  /** clusterDelNode: drop the node, its slots, its failure reports and its replication link. */
+  delNode(id) {
+    for (let s = 0; s < SLOTS; s++) if (this.slots[s] === id) this.slots[s] = null;
+    for (const n of this.nodes.values()) {
+      n.failReports.delete(id);
+      if (n.masterId === id) n.masterId = null;
+    }
+    this.nodes.delete(id);
+    this.repl.replicas.delete(id);
+    this.saveConfig();
+  }
+
+  /** CLUSTER FORGET */
+  forget(id) {
+    if (!this.nodes.has(id)) return { ok: false, error: `Unknown node ${id}` };
+    if (id === this.myself) return { ok: false, error: "I tried hard but I can't forget myself..." };
+    if (!this.isMaster() && this.me.masterId === id) return { ok: false, error: "Can't forget my master!" };
+    this.blacklist.set(id, this.rt.now() + BLACKLIST_TTL_MS);
+    this.delNode(id);
+    this.rt.log.info('forgetting node', { node: id });
+    return { ok: true };
+  }
+
+  /** A peer forgot a node: forget it too, for the rest of the peer's blacklist time. */
+  forgetGossiped(id, ttlMs) {
+    if (!this.nodes.has(id) || id === this.myself || (!this.isMaster() && this.me.masterId === id)) return;
+    this.blacklist.set(id, this.rt.now() + ttlMs);
+    this.delNode(id);
+    this.rt.log.info('forgetting node forgotten by a peer', { node: id, ttlMs });
+  }
+
+  /** CLUSTER RESET HARD: forget every other node and leave the cluster as an empty master. */
+  reset() {
+    if (this.isMaster() && this.slotsOf(this.myself).length > 0) return { ok: false, error: "CLUSTER RESET can't be called on a master serving slots" };
+    if (!this.isMaster()) this.repl.replicationUnsetMaster();
+    this.repl.db.load([]);
+    this.resetManualFailover();
+    this.resetFailoverState();
+    for (const id of [...this.nodes.keys()]) if (id !== this.myself) this.delNode(id);
+    this.blacklist.clear();
+    Object.assign(this.me, { role: 'master', masterId: null, configEpoch: 0 });
+    this.currentEpoch = 0;
+    this.lastVoteEpoch = 0;
+    this.saveConfig();
+    this.rt.log.info('cluster reset: forgot every other node');
+    return { ok: true };
   }
 
   // ---- failure detection --------------------------------------------------------

@@ -160,6 +160,12 @@ export class Server {
         return { ok: true, size: this.db.size, role: this.cluster.me.role };
       case 'ClusterFailover':
         return this.cluster.manualFailover();
+      case 'ClusterForget':
+        return this.cluster.forget(String(req.id));
+      case 'ClusterReset':
+        return this.cluster.reset();
+      case 'ClusterNodes':
+        return { ok: true, nodes: [...this.cluster.nodes.values()].map((n) => ({ id: n.id, role: n.role, master: n.masterId, configEpoch: n.configEpoch, fail: n.fail })) };
       case 'ClusterSlots':
         return { ok: true, slots: this.cluster.slots, epochs: Object.fromEntries([...this.cluster.nodes.values()].map((n) => [n.id, n.configEpoch])) };
       case 'Info':

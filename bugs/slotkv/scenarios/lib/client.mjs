@@ -95,6 +95,16 @@ export class ClusterClient extends ScenarioClient {
     return r.ok;
   }
 
+  /** Which of `nodes` list `id` in their node table (CLUSTER NODES); a node that does not answer counts as knowing it. */
+  async knownBy(id, nodes) {
+    const out = [];
+    for (const n of nodes) {
+      const r = await this.send(n, 'ClusterNodes', {}, 1000);
+      if (!r.ok || r.nodes.some((x) => x.id === id)) out.push(n);
+    }
+    return out;
+  }
+
   /** Waits until each listed replica reports the same offset as its master. */
   async waitForReplicas(replicas, timeoutMs = 8000) {
     const synced = (infos) =>
