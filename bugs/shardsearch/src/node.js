@@ -2,7 +2,9 @@
 // IndicesClusterStateService: it runs Zen discovery, applies every published
 // cluster state to its local shard copy (creates, promotes, recovers or deletes
 // it), coordinates client requests (routing them to the primary), and, while it is
-// the master, handles shard-started and shard-failed requests.
+// the master, handles shard-started and shard-failed requests. A node asked to shut
+// down closes its services in Node.close's order (discovery, cluster service,
+// transport) and then ignores every message until it is restarted.
 
 import { AllocationService, SHARD } from './cluster/allocation_service.js';
 import { ZenDiscovery } from './discovery/zen_discovery.js';
@@ -32,6 +34,7 @@ export class EsNode {
     this.seq = 0;
     /** @type {Map<number, (res: any) => void>} requests forwarded to the primary's node */
     this.forwarded = new Map();
+    this.closed = false;
   }
 
   start() {
@@ -85,7 +88,7 @@ export class EsNode {
     this.rt.log.warn('peer recovery failed, retrying', { reason });
     this.recovery = null;
     this.rt.setTimer(200, () => {
-      if (this.localShard?.recovering && !this.recovery) this.startRecovery(this.discovery.state.routing[SHARD]?.primary?.node);
+      if (!this.closed && this.localShard?.recovering && !this.recovery) this.startRecovery(this.discovery.state.routing[SHARD]?.primary?.node);
     });
   }
 
@@ -137,6 +140,7 @@ export class EsNode {
   // ---- messages -----------------------------------------------------------------------
 
   onMessage({ from, type, body }) {
+    if (this.closed) return;
     body = body ?? {};
     if (this.rt.nodes.includes(from)) return this.onNodeMessage(from, type, body);
     const reply = (res) => this.rt.send(from, type + 'Resp', { reqId: body.reqId ?? null, ...res });
@@ -147,9 +151,25 @@ export class EsNode {
         return this.coordinate('indices:data/read/get', { id: String(body.id) }, reply);
       case 'health':
         return reply({ ok: true, ...this.health() });
+      case 'shutdown':
+        reply({ ok: true, node: this.rt.id });
+        return this.close();
       default:
         return reply({ ok: false, error: `unknown action ${type}` });
     }
+  }
+
+  /** Node.close: stop discovery (leaving the cluster), close the cluster service, then the transport. */
+  close() {
+    this.rt.log.info('stopping node', { shard: this.localShard ? { primary: this.localShard.primary, docs: this.localShard.docs.size } : null });
+    this.closed = true;
+    this.discovery.stop();
+    this.shardStateAction.close();
+    this.replication.close();
+    const waiting = [...this.forwarded.values()];
+    this.forwarded.clear();
+    for (const cb of waiting) cb({ ok: false, error: 'NodeClosedException' });
+    this.rt.log.info('node closed', {});
   }
 
   onNodeMessage(from, type, body) {
@@ -159,6 +179,7 @@ export class EsNode {
       case 'zen/pingResp': return d.onPingResp(from, body);
       case 'zen/join': return d.onJoin(from);
       case 'zen/joinResp': return d.onJoinResp(from, body);
+      case 'zen/leave': return d.onLeave(from);
       case 'zen/publish': return d.onPublish(from, body);
       case 'zen/fd/ping': return d.onNodePing(from);
       case 'zen/fd/pingResp': return d.onNodePingResp(from, body);

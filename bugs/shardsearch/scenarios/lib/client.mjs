@@ -41,6 +41,11 @@ export class EsClient extends ScenarioClient {
   async get(id, via) {
     return this.send(via, 'get', { id });
   }
+
+  /** Asks `node` to shut down gracefully (it closes its services and goes quiet until restarted). */
+  async shutdown(node) {
+    return this.send(node, 'shutdown', {}, 2000);
+  }
 }
 
 export const connect = (t, name) => connectWith(EsClient, t, name);

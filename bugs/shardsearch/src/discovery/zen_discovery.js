@@ -9,7 +9,8 @@
 // (zen/publish), pings them (NodesFaultDetection) and drops those that stop
 // answering; the other nodes ping the master (MasterFaultDetection) and start
 // a new election when it goes away. A master that sees fewer than
-// minimum_master_nodes nodes steps down.
+// minimum_master_nodes nodes steps down. A node that stops sends the master a
+// leave request (zen/leave) so it is removed without waiting for fault detection.
 
 export class ZenDiscovery {
   /**
@@ -40,10 +41,12 @@ export class ZenDiscovery {
     /** @type {Set<string> | null} joins collected while we wait to become master */
     this.electionJoins = null;
     this.waitingRound = 0;
+    this.stopped = false;
   }
 
   start() {
     const fd = () => {
+      if (this.stopped) return;
       this.faultDetection();
       this.rt.setTimer(this.fdIntervalMs, fd);
     };
@@ -53,6 +56,14 @@ export class ZenDiscovery {
 
   isMaster() {
     return this.state.master === this.rt.id;
+  }
+
+  /** The node is closing: no more pings or elections; the master is asked to remove us (MembershipAction's leave request). */
+  stop() {
+    this.stopped = true;
+    this.joining = false;
+    this.rt.log.info('stopping discovery', { master: this.state.master });
+    if (this.state.master !== null && !this.isMaster()) this.rt.send(this.state.master, 'zen/leave', { node: this.rt.id });
   }
 
   // ---- pinging and election -----------------------------------------------------------
@@ -119,7 +130,7 @@ export class ZenDiscovery {
   retryJoin(reason) {
     this.rt.log.debug('retrying join', { reason });
     this.rt.setTimer(Math.floor(this.pingTimeoutMs / 2 + this.rt.random() * 50), () => {
-      if (this.joining) this.pingRound();
+      if (this.joining && !this.stopped) this.pingRound();
     });
   }
 
@@ -174,6 +185,15 @@ export class ZenDiscovery {
       return;
     }
     this.rt.send(from, 'zen/joinResp', { ok: false, reason: 'not master' });
+  }
+
+  onLeave(from) {
+    if (!this.isMaster() || !this.state.nodes.includes(from)) return;
+    this.rt.log.info('node left the cluster', { node: from });
+    this.lastPong.delete(from);
+    if (this.state.nodes.length - 1 < this.minimumMasterNodes) return this.stepDown(`not enough master nodes after ${from} left`);
+    this.updateState(`zen-disco-node-left ${from}`, (s) => ({ ...s, nodes: s.nodes.filter((n) => n !== from) }));
+    this.publish();
   }
 
   onJoinResp(from, r) {

@@ -6,7 +6,8 @@
 // does not answer in time is reported to the master as failed
 // (internal:cluster/shard/failure) so that it leaves the in-sync set. A new replica
 // copies the primary's documents (internal:index/shard/recovery/start_recovery)
-// and then reports itself started (internal:cluster/shard/started).
+// and then reports itself started (internal:cluster/shard/started). When the
+// node closes, requests still waiting for an answer fail with NodeClosedException.
 
 import { SHARD } from '../cluster/allocation_service.js';
 
@@ -27,6 +28,13 @@ export class IndexShard {
   }
 }
 
+class NodeClosedException extends Error {
+  constructor() {
+    super('node closed');
+    this.name = 'NodeClosedException';
+  }
+}
+
 export class ShardStateAction {
   /** @param {DDBench.NodeRuntime} rt @param {() => string | null} master */
   constructor(rt, master) {
@@ -36,6 +44,17 @@ export class ShardStateAction {
     this.seq = 0;
     /** @type {Map<number, { resolve(): void, reject(e: Error): void, timer: any }>} */
     this.pending = new Map();
+    this.closed = false;
+  }
+
+  /** The cluster service closes with the node: requests waiting on the master fail, later ones too. */
+  close() {
+    this.closed = true;
+    for (const p of this.pending.values()) {
+      p.timer.cancel();
+      p.reject(new NodeClosedException());
+    }
+    this.pending.clear();
   }
 
   /** Asks the master to fail a shard copy; resolves once the master has removed it. */
@@ -51,6 +70,7 @@ export class ShardStateAction {
     const master = this.master();
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new NodeClosedException());
       if (!master) return reject(new Error('no master'));
       const timer = this.rt.setTimer(this.timeoutMs, () => {
         this.pending.delete(id);
@@ -130,6 +150,13 @@ export class TransportReplicationAction {
       cb(res);
     });
     this.rt.send(replica.node, 'indices:data/write/index[r]', { ...op, allocationId: replica.allocationId, reqId });
+  }
+
+  /** The transport closes with the node: replica requests still in flight fail. */
+  close() {
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const cb of waiting) cb({ ok: false, error: 'NodeClosedException' });
   }
 
   onReplicaResponse(body) {
