@@ -5,6 +5,8 @@ import { say } from './output';
 export function printReport(r: Report): void {
   const apart = [r.inProgress ? `${r.inProgress} in progress` : '', r.errors ? `${r.errors} run error(s)` : '', r.interrupted ? `${r.interrupted} interrupted` : ''].filter(Boolean);
   say(`${r.counted} finished attempt(s) from ${r.files.length} file(s)${apart.length ? `; not counted: ${apart.join(', ')}` : ''}`);
+  const p = r.provenance;
+  if (p) say(`${p.study ? `study "${p.study.name}" (${p.study.hash})` : 'no study file'}; ddbench ${p.toolVersion}${p.bugSetHash ? `, bug set ${p.bugSetHash}` : ''}; ${p.environment}`);
   if (r.counted === 0) return;
   const overall = r.groups.map((g) => [g.id, r.cells.find((c) => c.scope === 'all' && c.group === g.id)!.summary] as const);
   say();

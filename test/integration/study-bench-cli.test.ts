@@ -99,3 +99,81 @@ describe('ddbench bench: interrupted and resumed', function () {
     assert.deepEqual(liveHostProcesses(tmp), [], 'no node left behind');
   });
 });
+
+/**
+ * A study written down once and run from its file: `bench --study` against the scripted
+ * OpenAI-compatible server, killed midway and resumed; every record carries the study's
+ * hash, and `report --study` reports them, refusing records of another study.
+ */
+describe('ddbench bench --study: a study file run, resumed and reported', function () {
+  this.timeout(240_000);
+  let tmp: string;
+  let server: ScriptedOpenAIServer;
+
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-study-cli-'));
+    server = await ScriptedOpenAIServer.start({ replies: Array.from({ length: 200 }, () => agentReply), apiKey: KEY });
+  });
+  after(async () => {
+    await server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  function ddbench(args: string[]) {
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, DDBENCH_TEST_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    return { child, exited, out: () => stdout, err: () => stderr };
+  }
+
+  it('stamps every record with the study, resumes, reports it with its provenance, and refuses another study\'s records', async () => {
+    const study = path.join(tmp, 'study.json');
+    const models = ['model-a', 'model-b'].map((name) => ({ name, baseUrl: server.url, apiKeyEnv: 'DDBENCH_TEST_KEY' }));
+    fs.writeFileSync(study, JSON.stringify({ v: 1, name: 'pilot', bugs: 'all', models, conditions: ['symptom-only', 'context-augmented'], trials: 1, seeds: { report: 7 } }, null, 2));
+    const out = path.join(tmp, 'out');
+    const file = path.join(out, 'records', 'bench.jsonl');
+    const lines = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+
+    const refused = ddbench(['bench', '--study', study, '--models', 'x', '--out', out]);
+    assert.equal(await refused.exited, 2);
+    assert.match(refused.err(), /--study gives the plan; leave out --models/);
+
+    const first = ddbench(['bench', '--study', study, '--out', out]);
+    const deadline = Date.now() + 120_000;
+    while (lines() < 1 && Date.now() < deadline) {
+      if (first.child.exitCode !== null) assert.fail(`bench exited early (${first.child.exitCode}): ${first.err()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = ddbench(['bench', '--study', study, '--out', out]);
+    assert.equal(await second.exited, 0, second.err());
+    assert.match(second.err(), /of study "pilot" \([0-9a-f]{16}\)/);
+    const records = loadRecords([path.dirname(file)]).attempts;
+    assert.equal(records.length, 4);
+    const hashes = new Set(records.map((a) => a.studyHash));
+    assert.equal(hashes.size, 1);
+    const hash = [...hashes][0];
+    assert.match(hash ?? '', /^[0-9a-f]{16}$/);
+
+    const report = ddbench(['report', '--records', path.dirname(file), '--study', study, '--json']);
+    assert.equal(await report.exited, 0, report.err());
+    const r = Report.parse(JSON.parse(report.out()));
+    assert.deepEqual(r.provenance?.study, { name: 'pilot', hash });
+    assert.equal(r.efficiency.seed, 7, "the study's seed plan");
+    assert.match(r.provenance?.bugSetHash ?? '', /^[0-9a-f]{16}$/);
+    assert.equal(r.counted, 4);
+
+    const other = path.join(tmp, 'other.json');
+    fs.writeFileSync(other, JSON.stringify({ v: 1, name: 'another', bugs: 'all', models: [{ name: 'model-a' }] }));
+    const mixed = ddbench(['report', '--records', path.dirname(file), '--study', other]);
+    assert.equal(await mixed.exited, 2);
+    assert.match(mixed.err(), /4 of 4 record\(s\) are not from study "another" .* pass --any-study/);
+    const any = ddbench(['report', '--records', path.dirname(file), '--study', other, '--any-study']);
+    assert.equal(await any.exited, 0, any.err());
+    assert.ok(!fs.readFileSync(file, 'utf8').includes(KEY), 'the API key is never recorded');
+  });
+});

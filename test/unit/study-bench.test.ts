@@ -138,7 +138,7 @@ describe('bench: the agent job runner (fake model and verifier)', () => {
     const leftover = path.join(jobDir(tmp, job!), 'left-over.txt');
     fs.mkdirSync(path.dirname(leftover), { recursive: true });
     fs.writeFileSync(leftover, 'from an interrupted run');
-    const runJob = agentJobRunner({ catalog, outDir: tmp, recordsFile: file, baseUrl: 'http://127.0.0.1:8000/v1', settings: {}, collaborators: { model: new FakeChatModel([fix, call('submit', {})]), verifier: new FakeVerifier(() => true).verify } });
+    const runJob = agentJobRunner({ catalog, outDir: tmp, recordsFile: file, endpoint: () => ({ baseUrl: 'http://127.0.0.1:8000/v1' }), settings: {}, collaborators: { model: new FakeChatModel([fix, call('submit', {})]), verifier: new FakeVerifier(() => true).verify } });
     const record = await runJob(job!, new AbortController().signal);
     assert.deepEqual([record?.status, record?.bench, record?.actor.kind === 'agent' && record.actor.model], ['verified', { key: job!.key, repeat: 0 }, 'org/model:7b']);
     assert.deepEqual(loadRecords([file]).attempts.map((a) => a.id), [record?.id]);
@@ -150,7 +150,7 @@ describe('bench: the agent job runner (fake model and verifier)', () => {
     const file = path.join(tmp, 'bench.jsonl');
     const stop = new AbortController();
     const model = new FakeChatModel([{ hang: true }]);
-    const runJob = agentJobRunner({ catalog, outDir: tmp, recordsFile: file, baseUrl: 'http://127.0.0.1:8000/v1', settings: {}, collaborators: { model, verifier: new FakeVerifier(() => true).verify } });
+    const runJob = agentJobRunner({ catalog, outDir: tmp, recordsFile: file, endpoint: () => ({ baseUrl: 'http://127.0.0.1:8000/v1' }), settings: {}, collaborators: { model, verifier: new FakeVerifier(() => true).verify } });
     const running = runJob(job!, stop.signal);
     while (model.requests.length === 0) await new Promise((r) => setImmediate(r));
     stop.abort();

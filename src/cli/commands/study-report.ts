@@ -2,11 +2,13 @@ import { Option } from 'commander';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { loadCatalog } from '../../core/bugs/catalog';
+import { loadCatalog, type Catalog } from '../../core/bugs/catalog';
 import { UserError } from '../../core/errors';
 import { loadRecords, mergeRecords, type RecordSet } from '../../core/study/collect';
 import { bugInfos } from '../../core/study/reference';
-import { buildReport, type BugInfo, type Report } from '../../core/study/report';
+import { ddbenchVersion } from '../../core/study/agent';
+import { buildReport, type Report } from '../../core/study/report';
+import { bugSetHash, environmentOf, readStudyFile, studyHash, type StudyFile } from '../../core/study/study-file';
 import { reportCsv } from '../../core/study/report-csv';
 import { reportPage } from '../../core/study/report-html';
 import type { RecordProblem } from '../../core/study/store';
@@ -21,9 +23,11 @@ export const reportOptions = options(
       new Option('--records <path...>', 'records folders or files, merged without duplicates (default: ./.ddbench/records)'),
       new Option('--html <file>', 'write the report as one HTML page with charts (works offline)'),
       new Option('--csv <file>', 'write the figures as CSV (one row per bug/tier/overall × group, plus the lift)'),
-      new Option('--seed <n>', 'seed of the bootstrap intervals (the report states it; the same seed gives the same intervals)'),
+      new Option('--seed <n>', "seed of the bootstrap intervals (default: the study's, else 20261202; the report states it)"),
+      new Option('--study <file>', "report a study file's runs only: records of another study (or of none) are refused unless --any-study"),
+      new Option('--any-study', "with --study, count every record, whatever study it came from"),
     ],
-    z.object({ records: z.array(z.string()).optional(), html: z.string().optional(), csv: z.string().optional(), seed: z.coerce.number().int().min(0).optional() }),
+    z.object({ records: z.array(z.string()).optional(), html: z.string().optional(), csv: z.string().optional(), seed: z.coerce.number().int().min(0).optional(), study: z.string().optional(), anyStudy: z.boolean().optional() }),
   ),
   outputOptions(),
 );
@@ -38,7 +42,8 @@ export const checkOptions = outputOptions();
 
 /** `ddbench report`: the comparison of every attempt under the given records folders. */
 export async function commandReport(o: ReportOpts): Promise<number> {
-  const report = await reportFor(o.records?.length ? o.records : [defaultRecords()], o.seed);
+  const study = o.study === undefined ? undefined : readStudyFile(o.study);
+  const report = await reportFor(o.records?.length ? o.records : [defaultRecords()], { ...(o.seed !== undefined && { seed: o.seed }), ...(study && { study }), anyStudy: o.anyStudy === true });
   writeOutputs(report, o);
   if (o.json) printJson(report);
   else printReport(report);
@@ -46,10 +51,26 @@ export async function commandReport(o: ReportOpts): Promise<number> {
 }
 
 /** Loads, warns about bad lines on stderr, and builds the report with the bug set's reference fixes. */
-export async function reportFor(paths: readonly string[], seed?: number): Promise<Report> {
-  const set = loadRecords(paths);
-  warnProblems(set);
-  return buildReport(set, await referenceInfo(), new Date(), { seed });
+export async function reportFor(paths: readonly string[], o: { seed?: number; study?: StudyFile; anyStudy?: boolean } = {}): Promise<Report> {
+  const loaded = loadRecords(paths);
+  warnProblems(loaded);
+  const hash = o.study === undefined ? undefined : studyHash(o.study);
+  const others = hash === undefined ? [] : loaded.attempts.filter((a) => a.studyHash !== hash);
+  if (others.length && !o.anyStudy) {
+    const hashes = [...new Set(others.map((a) => a.studyHash ?? 'none'))].join(', ');
+    throw new UserError(`${others.length} of ${loaded.attempts.length} record(s) are not from study "${o.study!.name}" (${hash}) but from ${hashes}; report them apart, or pass --any-study to count them too`);
+  }
+  const set = hash === undefined || o.anyStudy ? loaded : { ...loaded, attempts: loaded.attempts.filter((a) => a.studyHash === hash) };
+  const catalog = await catalogOrNone();
+  return buildReport(set, catalog === undefined ? new Map() : bugInfos(catalog), new Date(), {
+    seed: o.seed ?? o.study?.seeds.report,
+    provenance: {
+      ...(o.study && hash && { study: { name: o.study.name, hash } }),
+      toolVersion: ddbenchVersion(),
+      ...(catalog && { bugSetHash: bugSetHash(catalog) }),
+      environment: environmentOf(),
+    },
+  });
 }
 
 export function writeOutputs(report: Report, o: { html?: string; csv?: string }): void {
@@ -90,13 +111,13 @@ function defaultRecords(): string {
   return dir;
 }
 
-/** Reference fixes from the bug set; without one the report still works, with no similarity figures. */
-async function referenceInfo(): Promise<Map<string, BugInfo>> {
+/** The bug set, for reference fixes and its hash; without one the report still works, with no similarity figures. */
+async function catalogOrNone(): Promise<Catalog | undefined> {
   try {
-    return bugInfos(await loadCatalog());
+    return await loadCatalog();
   } catch (err) {
     progress(`ddbench: warning: no bug set (${err instanceof Error ? err.message : String(err)}); similarity to the reference fixes is left out`);
-    return new Map();
+    return undefined;
   }
 }
 

@@ -19,6 +19,8 @@ export interface RecordedRunOptions extends AgentRunOptions {
   recordsFile?: string;
   /** The bench job this run is. */
   bench?: { key: string; repeat: number };
+  /** The study file the run belongs to (its hash). */
+  studyHash?: string;
 }
 
 export interface RecordedRun {
@@ -53,6 +55,7 @@ export async function runAgentAndRecord(o: RecordedRunOptions, collaborators: Pa
     startedFromEdits: fromEdits,
     toolVersion: ddbenchVersion(),
     ...(o.bench && { bench: o.bench }),
+    ...(o.studyHash !== undefined && { studyHash: o.studyHash }),
   });
   appendRecords(o.recordsFile ?? path.join(workspaceRecordsDir(ws.info.dir), ATTEMPTS_FILE), [record]);
   return { result, record };
@@ -64,6 +67,7 @@ export interface AgentRecordContext {
   baseUrl: string;
   toolVersion: string;
   bench?: { key: string; repeat: number };
+  studyHash?: string;
   /** When the run started, if the trajectory cannot say (it was lost). */
   startedAt?: Date;
   /** The agent started from the person's edits rather than the bug's code. */
@@ -110,13 +114,14 @@ export function agentAttemptRecord(result: AgentResult, ctx: AgentRecordContext)
       trajectory: result.trajectory,
     },
     ...(ctx.bench && { bench: ctx.bench }),
+    ...(ctx.studyHash !== undefined && { studyHash: ctx.studyHash }),
     ...(ctx.startedFromEdits && { startedFromEdits: true }),
     tool: { name: 'ddbench', version: ctx.toolVersion },
   };
 }
 
 /** This package's version, recorded with every attempt it writes. */
-function ddbenchVersion(): string {
+export function ddbenchVersion(): string {
   const pkg: unknown = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8'));
   return typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }

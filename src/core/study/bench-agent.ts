@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentCollaborators } from '../agent/agent';
-import type { AgentSettingsInput } from '../agent/config';
+import type { AgentSettingsInput, Protocol } from '../agent/config';
 import type { Catalog } from '../bugs/catalog';
 import { openWorkspace } from '../bugs/workspace';
 import { runAgentAndRecord } from './agent';
@@ -15,8 +15,10 @@ export interface AgentJobOptions {
   outDir: string;
   /** This process's records file (one per shard, so shards never share a file). */
   recordsFile: string;
-  baseUrl: string;
-  apiKey?: string;
+  /** Each model's endpoint (a study may put models behind different ones). */
+  endpoint: (model: string) => { baseUrl: string; apiKey?: string; protocol?: Protocol };
+  /** The study file the batch runs, stamped on every record. */
+  studyHash?: string;
   /** Everything but what each job sets (model, condition, endpoint). */
   settings: Omit<AgentSettingsInput, 'model' | 'condition' | 'baseUrl'>;
   /** The agent's collaborators but the catalogue (a test's fakes); default: the real ones. */
@@ -39,14 +41,16 @@ export function agentJobRunner(o: AgentJobOptions): (job: BenchJob, signal: Abor
     const dir = jobDir(o.outDir, job);
     fs.rmSync(dir, { recursive: true, force: true });
     await openWorkspace(o.catalog, job.bugId, dir);
+    const { baseUrl, apiKey, protocol } = o.endpoint(job.model);
     const { record } = await runAgentAndRecord(
       {
         workspace: dir,
-        settings: { ...o.settings, baseUrl: o.baseUrl, model: job.model, condition: job.condition },
-        ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
+        settings: { ...o.settings, ...(protocol !== undefined && { protocol }), baseUrl, model: job.model, condition: job.condition },
+        ...(apiKey !== undefined && { apiKey }),
         signal,
         recordsFile: o.recordsFile,
         bench: { key: job.key, repeat: job.repeat },
+        ...(o.studyHash !== undefined && { studyHash: o.studyHash }),
       },
       { ...o.collaborators, catalog: o.catalog },
     );

@@ -67,8 +67,9 @@ export function lockBenchOut(out: string): () => void {
 /** The lock file a running bench holds in its --out folder. */
 export const BENCH_LOCK = 'bench.lock';
 
-export function completedKeys(set: Pick<RecordSet, 'attempts'>): Set<string> {
-  return new Set(set.attempts.flatMap((a) => (a.bench && a.status !== 'error' && a.status !== 'in-progress' && a.status !== 'interrupted' ? [a.bench.key] : [])));
+/** The jobs already done (of the study with `studyHash`, when given: another study's runs in the same folder are not this one's). */
+export function completedKeys(set: Pick<RecordSet, 'attempts'>, studyHash?: string): Set<string> {
+  return new Set(set.attempts.flatMap((a) => (a.bench && a.status !== 'error' && a.status !== 'in-progress' && a.status !== 'interrupted' && a.studyHash === studyHash ? [a.bench.key] : [])));
 }
 
 export interface BenchProgress {

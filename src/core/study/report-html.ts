@@ -22,6 +22,7 @@ export function reportBody(r: Report): string {
   const parts = [
     `<h1>DDBench report</h1>`,
     `<p class="meta">${r.counted} finished attempt(s) from ${r.files.length} file(s)${r.inProgress ? `, ${r.inProgress} still in progress (not counted)` : ''}${r.errors ? `, ${r.errors} run error(s) (not counted)` : ''}${r.interrupted ? `, ${r.interrupted} interrupted (not counted)` : ''}; generated ${esc(r.generatedAt)}.</p>`,
+    provenance(r),
     problems(r),
   ];
   if (r.counted === 0) return parts.join('') + `<p>No finished attempts to compare yet.</p>`;
@@ -162,6 +163,13 @@ function efficiencySection(r: Report): string {
     );
   }
   return parts.join('');
+}
+
+function provenance(r: Report): string {
+  const p = r.provenance;
+  if (p === undefined) return '';
+  const study = p.study ? `Study ${esc(p.study.name)} (${esc(p.study.hash)}); ` : 'No study file; ';
+  return `<p class="meta">${study}ddbench ${esc(p.toolVersion)}${p.bugSetHash ? `, bug set ${esc(p.bugSetHash)}` : ''}; ${esc(p.environment)}.</p>`;
 }
 
 function pValue(p: number): string {

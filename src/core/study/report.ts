@@ -114,8 +114,18 @@ export const AttemptRow = z.object({
 });
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
+/** Where the figures come from: the study file (name and hash), the tool, the bug set and the machine. */
+export const Provenance = z.object({
+  study: z.object({ name: z.string(), hash: z.string() }).optional(),
+  toolVersion: z.string(),
+  bugSetHash: z.string().optional(),
+  environment: z.string(),
+});
+export type Provenance = z.infer<typeof Provenance>;
+
 export const Report = z.object({
   generatedAt: z.string(),
+  provenance: Provenance.optional(),
   files: z.array(z.string()),
   problems: z.array(z.object({ file: z.string(), line: z.number().int(), kind: z.string(), message: z.string() })),
   conflicts: z.number().int(),
@@ -157,7 +167,7 @@ function groupOf(r: AttemptRecord): GroupRef {
 /** The seed of the report's bootstrap intervals when none is given (a report says which it used). */
 export const DEFAULT_REPORT_SEED = 20261202;
 
-export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, now: Date = new Date(), opts: { seed?: number; resamples?: number } = {}): Report {
+export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, now: Date = new Date(), opts: { seed?: number; resamples?: number; provenance?: Provenance } = {}): Report {
   const seed = opts.seed ?? DEFAULT_REPORT_SEED;
   const resamples = opts.resamples ?? 2000;
   const finished = set.attempts.filter((a) => a.status !== 'in-progress' && a.status !== 'error' && a.status !== 'interrupted');
@@ -198,6 +208,7 @@ export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, 
 
   return {
     generatedAt: now.toISOString(),
+    ...(opts.provenance && { provenance: opts.provenance }),
     files: set.files,
     problems: set.problems,
     conflicts: set.conflicts.length,

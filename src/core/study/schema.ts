@@ -169,6 +169,8 @@ export const AttemptRecord = z.strictObject({
   patch: Patch.nullable(),
   agent: AgentUsage.optional(),
   bench: BenchKey.optional(),
+  /** The study file this run belongs to (study-file.ts's studyHash), when it was run from one. */
+  studyHash: z.string().regex(/^[0-9a-f]{16}$/).optional(),
   /** Hints taken from the bug's ladder during the attempt, in order (level 1 is the first hint). */
   hints: z.array(z.strictObject({ level: z.number().int().min(1), at: Iso, elapsedMs: Count })).default([]),
   /** The workspace already differed from the bug's code when the attempt started (work before the clock). */
