@@ -82,7 +82,7 @@ export class Partition {
   /** StopReplica: the broker no longer hosts the partition; with deletePartition its copy is deleted. */
   stopReplica({ leaderEpoch, deletePartition }) {
     if (leaderEpoch <= this.leaderEpoch) {
-      this.rt.log.warn('ignoring stale StopReplica', { leaderEpoch, currentLeaderEpoch: this.leaderEpoch });
+      this.rt.log.warn('ignoring stale StopReplica', { leaderEpoch, localLeaderEpoch: this.leaderEpoch });
       return;
     }
     this.fetcher.removePartition();
