@@ -54,7 +54,7 @@ export class KafkaServer {
       case 'Fetch':
         return p.fetch(from, req, reply);
       case 'OffsetsForLeaderEpoch':
-        return reply(p.lastOffsetForLeaderEpoch(Number(req.epoch)));
+        return reply(p.lastOffsetForLeaderEpoch(Number(req.epoch), req.currentLeaderEpoch));
       case 'Produce':
         return p.appendRecordsToLeader(req, reply);
       case 'WriteTxnMarkers':

@@ -4,8 +4,9 @@
 // the leader answers with the largest epoch it has at or below that one and
 // where it ends, and the follower truncates to where both logs agree — and then
 // fetches from its log end offset, appending what it gets and taking the
-// leader's high watermark. Errors back off for fetchBackoffMs; a request
-// unanswered for replicaSocketTimeoutMs counts as an error.
+// leader's high watermark. Both requests carry the leader epoch the follower
+// knows (KIP-320). Errors back off for fetchBackoffMs; a request unanswered for
+// replicaSocketTimeoutMs counts as an error.
 
 import { UNDEFINED_EPOCH, UNDEFINED_OFFSET } from './log.js';
 
@@ -46,16 +47,18 @@ export class ReplicaFetcherThread {
     const reqId = `${this.rt.id}-f${++this.seq}`;
     const log = this.partition.log;
     const to = this.leader;
-    this.inFlight = { reqId, to };
+    // The partition's leader epoch on this broker: the latest LeaderAndIsr it applied.
+    const leaderEpoch = this.partition.leaderEpoch;
+    this.inFlight = { reqId, to, leaderEpoch };
     this.inFlight.timer = this.rt.setTimer(this.socketTimeoutMs, () => {
       if (this.inFlight?.reqId !== reqId) return;
       this.inFlight = null;
       this.backoff();
     });
     if (this.state === 'truncating') {
-      this.rt.send(to, 'OffsetsForLeaderEpoch', { reqId, epoch: log.leaderEpochCache.latestEpoch() });
+      this.rt.send(to, 'OffsetsForLeaderEpoch', { reqId, currentLeaderEpoch: leaderEpoch, epoch: log.leaderEpochCache.latestEpoch() });
     } else {
-      this.rt.send(to, 'Fetch', { reqId, replicaId: this.rt.id, offset: log.logEndOffset(), maxWaitMs: this.fetchMaxWaitMs });
+      this.rt.send(to, 'Fetch', { reqId, replicaId: this.rt.id, currentLeaderEpoch: leaderEpoch, offset: log.logEndOffset(), maxWaitMs: this.fetchMaxWaitMs });
     }
   }
 
@@ -67,10 +70,11 @@ export class ReplicaFetcherThread {
   onResponse(from, type, body) {
     if (!this.inFlight || this.inFlight.reqId !== body.reqId) return;
     this.inFlight.timer.cancel();
-    const sentTo = this.inFlight.to;
+    const { to: sentTo, leaderEpoch: sentEpoch } = this.inFlight;
     this.inFlight = null;
     if (this.state === 'idle') return;
-    if (sentTo !== this.leader) return this.doWork();
+    if (sentTo !== this.leader || sentEpoch !== this.partition.leaderEpoch) return this.doWork();
+    if (body.error === 'FENCED_LEADER_EPOCH') return this.onPartitionFenced();
     const log = this.partition.log;
     if (type === 'OffsetsForLeaderEpochResp') {
       if (this.state !== 'truncating') return this.doWork();
@@ -100,6 +104,12 @@ export class ReplicaFetcherThread {
     log.append(body.records);
     this.partition.highWatermark = Math.min(body.highWatermark, log.logEndOffset());
     this.doWork();
+  }
+
+  /** The leader has a newer epoch than this follower was told of: wait for the controller's LeaderAndIsr. */
+  onPartitionFenced() {
+    this.rt.log.warn('fetcher fenced by a newer leader epoch; awaiting LeaderAndIsr', { leader: this.leader, leaderEpoch: this.leaderEpoch });
+    this.state = 'idle';
   }
 
   truncate(offset, reason) {

@@ -82,7 +82,7 @@ export class Partition {
   /** StopReplica: the broker no longer hosts the partition; with deletePartition its copy is deleted. */
   stopReplica({ leaderEpoch, deletePartition }) {
     if (leaderEpoch <= this.leaderEpoch) {
-      this.rt.log.warn('ignoring stale StopReplica', { leaderEpoch, currentLeaderEpoch: this.leaderEpoch });
+      this.rt.log.warn('ignoring stale StopReplica', { leaderEpoch, localLeaderEpoch: this.leaderEpoch });
       return;
     }
     this.fetcher.removePartition();
@@ -169,6 +169,8 @@ export class Partition {
   /** A fetch from a follower (replicaId) or a consumer (no replicaId). */
   fetch(from, body, reply) {
     if (!this.isLeader()) return reply({ ok: false, error: 'NOT_LEADER_FOR_PARTITION', leader: this.leaderReplicaIdOpt });
+    const epochError = this.checkCurrentLeaderEpoch(body.currentLeaderEpoch);
+    if (epochError) return reply({ ok: false, error: epochError, leaderEpoch: this.leaderEpoch });
     const offset = Number(body.offset);
     const leo = this.log.logEndOffset();
     if (offset > leo || offset < 0) return reply({ ok: false, error: 'OFFSET_OUT_OF_RANGE', logEndOffset: leo });
@@ -189,6 +191,8 @@ export class Partition {
 
   answerFetch(f) {
     if (!this.isLeader()) return f.reply({ ok: false, error: 'NOT_LEADER_FOR_PARTITION', leader: this.leaderReplicaIdOpt });
+    const epochError = this.checkCurrentLeaderEpoch(f.body.currentLeaderEpoch);
+    if (epochError) return f.reply({ ok: false, error: epochError, leaderEpoch: this.leaderEpoch });
     const records = this.log.read(Number(f.body.offset), 100);
     f.reply({ ok: true, records, highWatermark: this.highWatermark, logEndOffset: this.log.logEndOffset() });
   }
@@ -242,10 +246,24 @@ export class Partition {
     }
   }
 
-  lastOffsetForLeaderEpoch(epoch) {
+  lastOffsetForLeaderEpoch(epoch, currentLeaderEpoch) {
     if (!this.isLeader()) return { ok: false, error: 'NOT_LEADER_FOR_PARTITION' };
+    const epochError = this.checkCurrentLeaderEpoch(currentLeaderEpoch);
+    if (epochError) return { ok: false, error: epochError, leaderEpoch: this.leaderEpoch };
     const { epoch: leaderEpoch, endOffset } = this.log.leaderEpochCache.endOffsetFor(epoch, this.log.logEndOffset());
     return { ok: true, leaderEpoch, endOffset };
+  }
+
+  /**
+   * A replica's request names the leader epoch it knows (KIP-320): an older one is
+   * FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH (this broker has not heard of
+   * it yet). Consumers send none.
+   */
+  checkCurrentLeaderEpoch(currentLeaderEpoch) {
+    if (currentLeaderEpoch === undefined || currentLeaderEpoch === null) return null;
+    if (currentLeaderEpoch < this.leaderEpoch) return 'FENCED_LEADER_EPOCH';
+    if (currentLeaderEpoch > this.leaderEpoch) return 'UNKNOWN_LEADER_EPOCH';
+    return null;
   }
 
   controllerId() {
