@@ -14,6 +14,10 @@
 // active one. A standby refuses client calls and schedules no replication work;
 // TransitionToActive (haadmin -transitionToActive, once the old active is
 // fenced) makes it the active one.
+//
+// A NameNode that starts from a saved fsimage takes imageLoadMs to load it; its
+// RPC server answers every call meanwhile with 'still starting' (HDFS's
+// RetriableException "NameNode still not started").
 
 import { BlockManager } from './blockmanager.js';
 import { IpcClient, responder } from './ipc.js';
@@ -33,6 +37,9 @@ export class NameNode {
     this.haState = rt.id === String(rt.config.activeNameNode ?? 'nn') ? 'active' : 'standby';
     this.peers = rt.nodes.filter((n) => n.startsWith('nn') && n !== rt.id);
     this.tailEditsPeriodMs = Number(rt.config.tailEditsPeriodMs ?? 1000);
+    /** How long loading a saved fsimage takes when the NameNode starts. */
+    this.imageLoadMs = Number(rt.config.imageLoadMs ?? 0);
+    this.started = false;
     /** The newest namespace the active shipped that this standby has not loaded yet. */
     this.journal = null;
     /** @type {Map<number, string>} block id -> file */
@@ -46,11 +53,19 @@ export class NameNode {
   }
 
   start() {
-    const image = this.rt.disk.read(FSIMAGE);
-    if (image) this.ns = JSON.parse(image);
-    this.loadBlocks();
+    // The RPC server is up at once; until the saved image is loaded, every call is answered 'still starting'.
     this.rt.onMessage((msg) => this.onMessage(msg));
     this.rt.exposeState(() => this.status());
+    const image = this.rt.disk.read(FSIMAGE);
+    if (!image) return this.startServices(null);
+    this.rt.log.info('loading fsimage', { loadMs: this.imageLoadMs });
+    this.rt.setTimer(this.imageLoadMs, () => this.startServices(image));
+  }
+
+  /** Loads the saved namespace (if any), then starts the ReplicationMonitor and the EditLogTailer and serves calls. */
+  startServices(image) {
+    if (image) this.ns = JSON.parse(image);
+    this.loadBlocks();
     const monitor = () => {
       this.bm.heartbeatCheck();
       if (this.haState === 'active') this.bm.computeReplicationWork();
@@ -62,6 +77,7 @@ export class NameNode {
       this.rt.setTimer(this.tailEditsPeriodMs, tailer);
     };
     this.rt.setTimer(this.tailEditsPeriodMs, tailer);
+    this.started = true;
     this.rt.log.info('namenode started', { state: this.haState, files: Object.keys(this.ns.files).length, blocks: this.blockFile.size });
   }
 
@@ -121,6 +137,9 @@ export class NameNode {
     const reply = responder(this.rt, msg);
     const b = msg.body ?? {};
     const from = msg.from;
+    // NameNodeRpcServer.checkNNStartup: a RetriableException until the NameNode has started. The shared edit log
+    // is not behind this RPC server, so edits shipped meanwhile are kept.
+    if (!this.started && msg.type !== 'JournalEdits') return reply({ ok: false, error: 'still starting' });
     if (this.haState === 'standby' && CLIENT_CALLS.has(msg.type)) return reply({ ok: false, error: 'standby' });
     switch (msg.type) {
       // HAServiceProtocol and the shared edits

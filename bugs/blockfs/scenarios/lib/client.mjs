@@ -3,7 +3,7 @@
 // NameNode's block map with what the DataNodes really store.
 import { ScenarioClient, connectWith, poll, retry, running } from '../../../lib/scenario-lib.mjs';
 
-const RETRY = new Set(['timeout', 'down', 'standby', 'not yet replicated', 'no datanodes']);
+const RETRY = new Set(['timeout', 'down', 'standby', 'still starting', 'not yet replicated', 'no datanodes']);
 const NAMENODES = ['nn', 'nn2'];
 
 export class DfsClient extends ScenarioClient {
@@ -13,13 +13,13 @@ export class DfsClient extends ScenarioClient {
   }
 
   /**
-   * Retries a NameNode call until it succeeds or timeoutMs passes; a NameNode that is down or
-   * standby sends the call to the other one (ConfiguredFailoverProxyProvider).
+   * Retries a NameNode call until it succeeds or timeoutMs passes; a NameNode that is down, standby
+   * or still starting sends the call to the other one (ConfiguredFailoverProxyProvider).
    */
   nn(type, body, timeoutMs = 15000) {
     const attempt = async () => {
       const r = await this.send(this.namenode, type, body, 3000);
-      if (['timeout', 'down', 'standby'].includes(r.error)) this.namenode = NAMENODES[(NAMENODES.indexOf(this.namenode) + 1) % NAMENODES.length];
+      if (['timeout', 'down', 'standby', 'still starting'].includes(r.error)) this.namenode = NAMENODES[(NAMENODES.indexOf(this.namenode) + 1) % NAMENODES.length];
       return r.ok || !RETRY.has(r.error) ? { done: r } : { again: r };
     };
     return retry(this.t, attempt, { timeoutMs, everyMs: 100 });
