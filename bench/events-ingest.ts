@@ -18,6 +18,7 @@ import { forEachLine } from '../src/core/events/lines';
 import { loadTimeline } from '../src/core/events/load';
 import { aggregate, queryEvents } from '../src/core/events/query';
 import type { EventRecord } from '../src/core/events/record';
+import { prng } from './support';
 
 interface RunFigures {
   loadMs: number;
@@ -38,17 +39,6 @@ const CLIENT = 'client-1';
 const LOG_MESSAGES = ['append entries accepted', 'became follower', 'commit index advanced', 'snapshot taken', 'heartbeat timeout', 'applied entry', 'lease renewed'];
 const TYPES = ['AppendEntries', 'AppendEntriesReply', 'RequestVote', 'Put', 'PutReply'];
 
-/** A small deterministic PRNG, so every machine benchmarks the same file. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function generate(file: string, count: number): Promise<void> {
   const random = prng(42);

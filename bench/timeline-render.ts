@@ -20,27 +20,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { EventRecord } from '../src/core/events/record';
 import { loadRun } from '../src/core/timeline/runs';
 import { writeTimelineHtml } from '../src/core/timeline/export-html';
+import { launchChromium, prng } from './support';
 
 const NODES = ['n1', 'n2', 'n3', 'n4', 'n5'];
 const CLIENT = 'client-1';
 const TYPES = ['AppendEntries', 'AppendEntriesResp', 'Heartbeat', 'Put', 'PutResp'];
 const LOGS = ['commit index advanced', 'applied entry', 'lease renewed', 'snapshot taken', 'became follower'];
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** A deterministic PRNG, so every machine benchmarks the same run. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A Raft-like run: five nodes and a client exchanging messages with vector clocks,
@@ -175,7 +165,7 @@ async function main(): Promise<void> {
   console.log(`timeline render benchmark (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}); data in ${dir}`);
   const paintHtml = await exportRun(dir, paintEvents);
   const frameHtml = await exportRun(dir, frameEvents);
-  const browser = await chromium.launch({ executablePath: process.env.DDBENCH_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const paints: number[] = [];
     const answers: number[] = [];

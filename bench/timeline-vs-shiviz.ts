@@ -18,23 +18,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, prng } from './support';
 
 const root = path.resolve(__dirname, '..');
-const CHROMIUM = process.env.DDBENCH_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const HOST_FIRST = '(?<host>\\S*) (?<clock>{.*})\\n(?<event>.*)';
 const HOSTS = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A GoVector-style log: `host {clock}` then the event; sends are received a few steps later. */
 function generate(count: number): string {
@@ -120,7 +110,7 @@ async function main(): Promise<void> {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-vs-shiviz-'));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const logs: { name: string; text: string }[] = [
       { name: 'chord.log (ShiViz example, 1,235 events)', text: fs.readFileSync(path.join(root, 'test', 'fixtures', 'interop', 'shiviz', 'chord.log'), 'utf8') },

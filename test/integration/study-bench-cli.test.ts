@@ -21,6 +21,17 @@ function agentReply(req: RecordedRequest): ScriptedReply {
   return call('propose_edit', { path: 'src/total.mjs', edits: [{ search: '  return total + amount * 2;', replace: '  return total + amount;' }] });
 }
 
+/** The built CLI in a real process on the agent's fixture bug set, with the scripted server's key in the environment. */
+function ddbench(args: string[]) {
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, DDBENCH_TEST_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
 /**
  * `ddbench bench` as a user runs it (the built CLI, a real process) on the agent's
  * fixture bug set against the scripted OpenAI-compatible server: killed midway with
@@ -41,14 +52,7 @@ describe('ddbench bench: interrupted and resumed', function () {
   });
 
   function bench(out: string) {
-    const args = [cli, 'bench', '--bugs', 'all', '--models', 'model-a,model-b', '--conditions', 'symptom-only,context-augmented', '--out', out, '--base-url', server.url, '--trials', '1', '--concurrency', '1', '--api-key-env', 'DDBENCH_TEST_KEY'];
-    const child = spawn(process.execPath, args, { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, DDBENCH_TEST_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    return { child, exited, out: () => stdout, err: () => stderr };
+    return ddbench(['bench', '--bugs', 'all', '--models', 'model-a,model-b', '--conditions', 'symptom-only,context-augmented', '--out', out, '--base-url', server.url, '--trials', '1', '--concurrency', '1', '--api-key-env', 'DDBENCH_TEST_KEY']);
   }
 
   it('records every run once, resumes after SIGKILL, and ends with the report', async () => {
@@ -118,16 +122,6 @@ describe('ddbench bench --study: a study file run, resumed and reported', functi
     await server.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
-
-  function ddbench(args: string[]) {
-    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DDBENCH_BUGS: AGENT_BUGSET, DDBENCH_TEST_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    return { child, exited, out: () => stdout, err: () => stderr };
-  }
 
   it('stamps every record with the study, resumes, reports it with its provenance, and refuses another study\'s records', async () => {
     const study = path.join(tmp, 'study.json');
