@@ -145,6 +145,7 @@ export class RMActiveServices {
       this.store.loadState((apps) => {
         if (!apps) return cb(false);
         for (const app of Object.values(apps ?? {})) this.recoverApplication(app);
+        this.markUnregisteredNodesLost();
         this.running = true;
         this.store.startVerifyActive();
         const monitor = () => {
@@ -239,6 +240,17 @@ export class RMActiveServices {
     const now = this.rt.now();
     for (const n of this.rmNodes.values()) {
       if ((n.state === 'RUNNING' || n.state === 'DECOMMISSIONING') && now - n.lastHeartbeat > this.nmExpiryMs) this.deactivateNode(n, 'LOST');
+    }
+  }
+
+  /** NodesListManager on start: a host of the include list that has not registered is reported LOST until it does. */
+  markUnregisteredNodesLost() {
+    for (const id of this.rt.nodes.filter((n) => n.startsWith('nm'))) {
+      if (this.rmNodes.has(id)) continue;
+      const node = new RMNodeImpl(id, 0, this.rt.now());
+      node.state = 'LOST';
+      this.rmNodes.set(id, node);
+      this.rt.log.info('unregistered node marked lost', { node: id });
     }
   }
 
