@@ -49,6 +49,8 @@ export default {
       const kept = await zk.read(node, '/workers/w2');
       t.check("an open session's ephemeral stays", kept?.ok === true && kept.found === true, { node, kept });
     }
+    const late = await zk.createEphemeral('/workers/w3', 'late', s1.session, { node: rest.find((n) => n !== second.id) });
+    t.check('a closed session cannot create an ephemeral', late.ok === false && late.error === 'SESSIONEXPIRED', { late });
     const again = await zk.closeSession(s1.session);
     t.check('a closed session cannot be closed again', again.ok === false && again.error === 'SESSIONEXPIRED', { again });
 

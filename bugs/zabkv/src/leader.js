@@ -45,6 +45,8 @@ export class Leader {
     /** @type {Array<{ after: number, done: () => void }>} */
     this.syncs = [];
     this.timer = null;
+    /** @type {Map<string, { closing: boolean }>} the leader's SessionTrackerImpl: sessions as of the last prepared request */
+    this.sessionTracker = new Map();
   }
 
   start() {
@@ -201,6 +203,7 @@ export class Leader {
     this.newLeaderAcks.add(h.sid);
     if (this.newLeaderAcks.size < this.peer.quorum()) return;
     this.serving = true;
+    for (const id of this.zk.tree.sessions) this.sessionTracker.set(id, { closing: false });
     this.rt.log.info('leader serving', { epoch: this.newEpoch, lastZxid: hexZxid(this.zk.tree.lastProcessedZxid), quorum: [...this.newLeaderAcks] });
     for (const l of this.learners.values()) if (l.state === 'synced') this.send(l, 'UPTODATE', {});
   }
@@ -213,7 +216,34 @@ export class Leader {
     this.propose(txn, { sid: this.rt.id, cxid });
   }
 
-  propose(txn, origin) {
+  /**
+   * Like PrepRequestProcessor: checks a request against the session tracker before it gets a zxid (the tree,
+   * like ZooKeeper's DataTree, applies an ephemeral create without a session check of its own); a rejected
+   * request goes through the pipeline as an error txn.
+   */
+  prepRequest(txn) {
+    const session = this.sessionTracker.get(txn.session);
+    switch (txn.type) {
+      case 'createSession':
+        this.sessionTracker.set(txn.session, { closing: false });
+        return txn;
+      case 'closeSession':
+        // The session's ephemerals go when this txn is applied; nothing prepared after it may add one.
+        if (session) session.closing = true;
+        return txn;
+      case 'create':
+        if (txn.ephemeral && (!session || session.closing)) {
+          this.rt.log.debug('session check failed', { session: txn.session, path: txn.path });
+          return { type: 'error', error: 'SESSIONEXPIRED', path: txn.path };
+        }
+        return txn;
+      default:
+        return txn;
+    }
+  }
+
+  propose(request, origin) {
+    const txn = this.prepRequest(request);
     const zxid = makeZxid(this.newEpoch, ++this.counter);
     const full = { zxid, ...txn, origin };
     this.zk.append([full]);
@@ -238,6 +268,7 @@ export class Leader {
       this.outstanding.delete(zxid);
       for (const h of this.forwarding()) this.send(h, 'COMMIT', { zxid });
       const result = this.zk.tree.processTxn(p.txn);
+      if (p.txn.type === 'closeSession') this.sessionTracker.delete(p.txn.session);
       this.zk.addCommittedProposal(p.txn);
       this.rt.log.info('committed', { zxid: hexZxid(zxid), type: p.txn.type, path: p.txn.path, session: p.txn.session, ok: result.ok });
       if (p.txn.origin.sid === this.rt.id) {

@@ -47,7 +47,6 @@ export class DataTree {
         if (!parent) return { ok: false, error: 'NONODE' };
         if (parent.ephemeralOwner) return { ok: false, error: 'NOCHILDRENFOREPHEMERALS' };
         const owner = txn.ephemeral ? txn.session : null;
-        if (owner !== null && !this.sessions.has(owner)) return { ok: false, error: 'SESSIONEXPIRED' };
         this.nodes.set(txn.path, { data: txn.data, version: 0, czxid: txn.zxid, mzxid: txn.zxid, ephemeralOwner: owner });
         return { ok: true, path: txn.path };
       }
@@ -72,6 +71,9 @@ export class DataTree {
         if (!this.sessions.delete(txn.session)) return { ok: false, error: 'SESSIONEXPIRED' };
         for (const [p, n] of this.nodes) if (n.ephemeralOwner === txn.session) this.nodes.delete(p);
         return { ok: true };
+      case 'error':
+        // A request the leader's PrepRequestProcessor rejected: it takes a zxid and changes nothing.
+        return { ok: false, error: txn.error };
       default:
         return { ok: false, error: `unknown txn ${txn.type}` };
     }
