@@ -144,11 +144,9 @@ export class HRegionServer {
           }
           // The replayed edits go into the store file before the recovered edits are removed.
           const persist = (next) => {
-            if (replayed.length === 0) return next();
-            this.zk.opRetry('FsAppend', { file: storeFile, records: replayed }, () => {
-              const remove = (j) => (j < files.length ? this.zk.opRetry('FsDelete', { file: files[j] }, () => remove(j + 1)) : next());
-              remove(0);
-            });
+            const remove = (j) => (j < files.length ? this.zk.opRetry('FsDelete', { file: files[j] }, () => remove(j + 1)) : next());
+            if (replayed.length === 0) return remove(0);
+            this.zk.opRetry('FsAppend', { file: storeFile, records: replayed }, () => remove(0));
           };
           persist(() => {
             this.zk.opRetry('ZkSet', { path: `/hbase/meta/${info.name}`, data: region.info }, () => {
