@@ -165,7 +165,7 @@ export async function crashDuringLogSplit(t, hc, onWorker) {
     timeoutMs: 30000,
     description: "a region server to start splitting the dead server's WAL",
   }));
-  t.addLinkFault({ from: 'zk', to: '*', type: 'FsAppendResp', delayMs: [40, 40] });
+  t.addLinkFault({ from: 'zk', to: '*', type: 'FsAppendResp', delayMs: [100, 100] });
   t.note('killing region server', { victim });
   await t.kill(victim);
   const ev = await splitting;
