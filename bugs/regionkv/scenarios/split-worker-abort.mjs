@@ -14,7 +14,7 @@ export default {
     const { expected } = await crashDuringLogSplit(t, hc, async (worker) => {
       t.note('stalling the region server splitting the WAL', { worker });
       await t.pause(worker);
-      await t.sleep(2500);
+      await t.sleep(3500);
       await t.resume(worker);
     });
     t.clearLinkFaults();

@@ -21,7 +21,7 @@ export class HMaster {
     this.splits = /** @type {string[]} */ (rt.config.tableSplits ?? ['g', 'p']);
     this.minServers = Number(rt.config.minServersToStart ?? 1);
     this.waitOnServersMs = Number(rt.config.waitOnServersMs ?? 3000);
-    this.splitTimeoutMs = Number(rt.config.splitTimeoutMs ?? 4000);
+    this.splitTimeoutMs = Number(rt.config.splitTimeoutMs ?? 6000);
     this.incarnation = 0;
     this.reset();
   }
