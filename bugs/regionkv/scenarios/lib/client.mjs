@@ -146,9 +146,10 @@ export async function unshippedEdits(t, hc) {
 
 /**
  * Rows written (most of them to the middle region), then the middle region's server
- * killed; `onWorker(host)` is called as soon as a region server starts splitting the
- * dead server's WAL (the shared filesystem's appends are slowed so it is still
- * splitting then). Returns the rows acknowledged and the host that was killed.
+ * killed; `onWorker(host)` is called as soon as the region server splitting the dead
+ * server's WAL has written its first recovered edits (the shared filesystem's append
+ * replies are slowed so it is still splitting then). Returns the rows acknowledged and
+ * the host that was killed.
  */
 export async function crashDuringLogSplit(t, hc, onWorker) {
   const up = await waitForCluster(t, hc);
@@ -169,6 +170,12 @@ export async function crashDuringLogSplit(t, hc, onWorker) {
   t.note('killing region server', { victim });
   await t.kill(victim);
   const ev = await splitting;
+  // The worker is acted on once its first recovered edits reach the filesystem: it is then mid-split.
+  await t.waitFor((e) => e.kind === 'recv' && e.node === 'zk' && e.msg === 'FsAppend' && String(e.fields?.body?.file ?? '').includes(`/${victim},`) && String(e.fields?.body?.file ?? '').endsWith('.temp'), {
+    timeoutMs: 10000,
+    description: 'the first recovered edits to be written',
+    includePast: true,
+  });
   await onWorker(String(ev.node));
   return { expected, victim };
 }
