@@ -3,9 +3,9 @@
 // backups. The active master tracks region servers through their ephemeral
 // znodes under /hbase/rs (ServerManager), keeps the state of every region in
 // memory (AssignmentManager / RegionStates), assigns regions with OpenRegion,
-// and runs a ServerCrashProcedure when a server's znode goes away: split the
-// dead server's WAL into recovered edits per region, then reassign its regions
-// (and settle the splits it had begun).
+// and runs a ServerCrashProcedure when a server's znode goes away: have a live
+// region server split the dead server's WAL into recovered edits per region
+// (SplitWALManager), then reassign its regions (and settle the splits it had begun).
 // A master that becomes active after a failover rebuilds the region states from
 // hbase:meta (joinCluster).
 
@@ -21,6 +21,7 @@ export class HMaster {
     this.splits = /** @type {string[]} */ (rt.config.tableSplits ?? ['g', 'p']);
     this.minServers = Number(rt.config.minServersToStart ?? 1);
     this.waitOnServersMs = Number(rt.config.waitOnServersMs ?? 3000);
+    this.splitTimeoutMs = Number(rt.config.splitTimeoutMs ?? 6000);
     this.incarnation = 0;
     this.reset();
   }
@@ -249,21 +250,26 @@ export class HMaster {
     });
   }
 
-  /** Splits a dead server's WAL into recovered edits, one file per region. */
-  splitLog(server, cb) {
+  /**
+   * Has a live region server split a dead server's WAL into recovered edits
+   * (SplitWALManager). A worker that fails, or has not answered within
+   * splitTimeoutMs, is passed over and the WAL goes to another.
+   */
+  splitLog(server, cb, passedOver = []) {
+    const inc = this.incarnation;
     const wal = `/hbase/WALs/${server}`;
-    this.zk.opRetry('FsRead', { file: wal, offset: 0 }, (res) => {
-      /** @type {Map<string, any[]>} */
-      const byRegion = new Map();
-      for (const e of res.records) byRegion.set(e.region, [...(byRegion.get(e.region) ?? []), e]);
-      let left = byRegion.size;
-      this.rt.log.info('splitting log', { server, edits: res.records.length, regions: [...byRegion.keys()] });
-      if (left === 0) return cb();
-      for (const [region, edits] of byRegion) {
-        this.zk.opRetry('FsAppend', { file: `/hbase/recovered/${region}`, records: edits }, () => {
-          if (--left === 0) cb();
-        });
-      }
+    const workers = [...this.onlineServers].filter((s) => s !== server && !passedOver.includes(s)).sort();
+    if (workers.length === 0) {
+      // No worker left to try: start over with whoever is online by then.
+      return this.rt.setTimer(this.pollMs, () => inc === this.incarnation && this.splitLog(server, cb));
+    }
+    const worker = workers[0];
+    this.rt.log.info('splitting log', { server, worker });
+    this.rpc.call(hostOf(worker), 'SplitWAL', { wal }, this.splitTimeoutMs, (res) => {
+      if (inc !== this.incarnation) return;
+      if (res.ok) return cb();
+      this.rt.log.warn('log split failed', { server, worker, error: res.error ?? null });
+      this.splitLog(server, cb, [...passedOver, worker]);
     });
   }
 

@@ -3,8 +3,10 @@
 // opens the regions the master assigns to it, and serves Put and Get for the
 // rows in them. Every edit is appended to the server's WAL on the shared
 // filesystem before it is applied to the region's memstore and acknowledged.
-// Opening a region loads its store file and replays any recovered edits that
-// a WAL split left for it, then records the region's location in hbase:meta.
+// Opening a region loads its store file and replays the recovered edits that
+// WAL splits left for it, then records the region's location in hbase:meta.
+// A region server also splits dead servers' WALs when the master asks
+// (SplitWAL, see walsplitter.js).
 // Regions are split on request: a region-in-transition znode records the split,
 // the parent's rows go to two daughters, meta marks the parent offline and split,
 // and the master is told.
@@ -12,6 +14,7 @@
 import { RpcClient, replier } from './rpc.js';
 import { ZKWatcher } from './zkwatcher.js';
 import { ReplicationSourceManager } from './replication.js';
+import { WALSplitter, recoveredDir } from './walsplitter.js';
 
 function inRange(info, row) {
   return row >= info.start && (info.end === '' || row < info.end);
@@ -38,6 +41,7 @@ export class HRegionServer {
     /** @type {Map<string, { info: any, memstore: Map<string, { value: string, seq: number }>, seq: number, closing: boolean, pending: number }>} */
     this.online = new Map();
     this.replication = new ReplicationSourceManager(rt, this.rpc, this.zk, this.serverName, this.wal);
+    this.splitter = new WALSplitter(rt, this.zk, this.serverName);
   }
 
   start() {
@@ -64,6 +68,7 @@ export class HRegionServer {
     this.aborted = true;
     this.running = false;
     this.replication.stop();
+    this.splitter.abort();
     this.online.clear();
     this.rt.log.error('region server aborting', { why, server: this.serverName });
     this.rt.setTimer(200, () => {
@@ -91,6 +96,11 @@ export class HRegionServer {
         const cell = r.memstore.get(String(b.row));
         return reply({ ok: true, region: r.info.name, found: Boolean(cell), value: cell ? cell.value : null });
       }
+      case 'SplitWAL': {
+        const inc = this.incarnation;
+        // An aborting server does not answer: the master gives the WAL to another worker.
+        return this.splitter.split(String(b.wal), (ok) => inc === this.incarnation && !this.aborted && reply({ ok }));
+      }
       case 'SplitRegion':
         return this.splitRegion(String(b.region), b.splitRow ? String(b.splitRow) : null, reply);
       default:
@@ -117,24 +127,38 @@ export class HRegionServer {
       }
     };
     const storeFile = `/hbase/data/${info.name}`;
-    const recovered = `/hbase/recovered/${info.name}`;
     this.zk.opRetry('FsRead', { file: storeFile, offset: 0 }, (data) => {
       apply(data.records);
-      this.zk.opRetry('FsRead', { file: recovered, offset: 0 }, (rec) => {
-        apply(rec.records);
-        const persist = (next) => {
-          if (rec.records.length === 0) return next();
-          this.zk.opRetry('FsAppend', { file: storeFile, records: rec.records }, () => this.zk.opRetry('FsDelete', { file: recovered }, next));
-        };
-        persist(() => {
-          this.zk.opRetry('ZkSet', { path: `/hbase/meta/${info.name}`, data: region.info }, () => {
-            if (inc !== this.incarnation) return;
-            region.closing = false;
-            this.online.set(info.name, region);
-            this.rt.log.info('opened region', { region: info.name, start: info.start, end: info.end, rows: region.memstore.size, replayed: rec.records.length });
-            reply({ ok: true });
+      this.zk.opRetry('FsList', { dir: recoveredDir(info.name) }, (ls) => {
+        // Temporary files belong to splits still running (or abandoned); only final files are replayed.
+        const files = (ls.files ?? []).filter((f) => !f.endsWith('.temp'));
+        /** @type {any[]} */
+        const replayed = [];
+        const replay = (i) => {
+          if (i < files.length) {
+            return this.zk.opRetry('FsRead', { file: files[i], offset: 0 }, (rec) => {
+              apply(rec.records);
+              replayed.push(...rec.records);
+              replay(i + 1);
+            });
+          }
+          // The replayed edits go into the store file before the recovered edits are removed.
+          const persist = (next) => {
+            const remove = (j) => (j < files.length ? this.zk.opRetry('FsDelete', { file: files[j] }, () => remove(j + 1)) : next());
+            if (replayed.length === 0) return remove(0);
+            this.zk.opRetry('FsAppend', { file: storeFile, records: replayed }, () => remove(0));
+          };
+          persist(() => {
+            this.zk.opRetry('ZkSet', { path: `/hbase/meta/${info.name}`, data: region.info }, () => {
+              if (inc !== this.incarnation) return;
+              region.closing = false;
+              this.online.set(info.name, region);
+              this.rt.log.info('opened region', { region: info.name, start: info.start, end: info.end, rows: region.memstore.size, replayed: replayed.length, files: files.length });
+              reply({ ok: true });
+            });
           });
-        });
+        };
+        replay(0);
       });
     });
   }

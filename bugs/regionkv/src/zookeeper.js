@@ -6,7 +6,8 @@
 //
 // This node also stands in for the cluster's shared filesystem (HDFS in a real
 // deployment): append-only files of JSON records, used for WALs, recovered
-// edits and region store files. The hbase:meta table is kept as znodes under
+// edits and region store files. As in HDFS, a rename fails when its
+// destination exists, and a directory listing gives the files under a path. The hbase:meta table is kept as znodes under
 // /hbase/meta, one per region.
 
 export class ZooKeeperServer {
@@ -122,6 +123,18 @@ export class ZooKeeperServer {
       case 'FsDelete':
         this.files.delete(String(b.file));
         return reply({ ok: true });
+      case 'FsRename': {
+        const src = this.files.get(String(b.file));
+        if (!src) return reply({ ok: false, error: 'no such file' });
+        if (this.files.has(String(b.to))) return reply({ ok: false, error: 'destination exists' });
+        this.files.delete(String(b.file));
+        this.files.set(String(b.to), src);
+        return reply({ ok: true });
+      }
+      case 'FsList': {
+        const prefix = String(b.dir).endsWith('/') ? String(b.dir) : String(b.dir) + '/';
+        return reply({ ok: true, files: [...this.files.keys()].filter((f) => f.startsWith(prefix)).sort() });
+      }
       default:
         return reply({ ok: false, error: `unknown request ${type}` });
     }

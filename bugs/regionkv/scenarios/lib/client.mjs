@@ -143,3 +143,39 @@ export async function unshippedEdits(t, hc) {
   }
   return { expected, first, victim };
 }
+
+/**
+ * Rows written (most of them to the middle region), then the middle region's server
+ * killed; `onWorker(host)` is called as soon as the region server splitting the dead
+ * server's WAL has written its first recovered edits (the shared filesystem's append
+ * replies are slowed so it is still splitting then). Returns the rows acknowledged and
+ * the host that was killed.
+ */
+export async function crashDuringLogSplit(t, hc, onWorker) {
+  const up = await waitForCluster(t, hc);
+  t.check('the cluster comes up with every region assigned', !up.timedOut, up);
+  const expected = {};
+  const rows = [...rowsAcross('a', 12), ...Array.from({ length: 48 }, (_, i) => `${'ghijklmno'[i % 9]}m${String(i).padStart(3, '0')}`)];
+  for (const row of rows) {
+    const r = await hc.put(row, `v-${row}`);
+    t.check('put is acknowledged', r.ok === true, { row, reply: r });
+    expected[row] = `v-${row}`;
+  }
+  const victim = hostOf((await hc.regionOf('g')).server);
+  const splitting = t.background(() => t.waitFor((e) => e.kind === 'log' && e.msg === 'splitting WAL' && String(e.fields?.wal ?? '').startsWith(`/hbase/WALs/${victim},`), {
+    timeoutMs: 30000,
+    description: "a region server to start splitting the dead server's WAL",
+  }));
+  t.addLinkFault({ from: 'zk', to: '*', type: 'FsAppendResp', delayMs: [100, 100] });
+  t.note('killing region server', { victim });
+  await t.kill(victim);
+  const ev = await splitting;
+  // The worker is acted on once its first recovered edits reach the filesystem: it is then mid-split.
+  await t.waitFor((e) => e.kind === 'recv' && e.node === 'zk' && e.msg === 'FsAppend' && String(e.fields?.body?.file ?? '').includes(`/${victim},`) && String(e.fields?.body?.file ?? '').endsWith('.temp'), {
+    timeoutMs: 10000,
+    description: 'the first recovered edits to be written',
+    includePast: true,
+  });
+  await onWorker(String(ev.node));
+  return { expected, victim };
+}
