@@ -4,10 +4,10 @@
 // and every member hands committed entries to the stream (applyCommit).
 // Leaders send empty appendEntry heartbeats; a leader that cannot hear a
 // quorum for an election timeout steps down (lostQuorum).
-// Membership: a peer is removed by an EntryRemovePeer entry. The leader stops
-// counting the peer as soon as it proposes the removal (doRemovePeerAsLeader);
-// every member drops it from the peer set when the entry is applied and writes
-// the peer set to disk (peers.idx), from which it starts after a restart.
+// Membership: a peer is removed by an EntryRemovePeer entry. The leader drops
+// the peer from its peer set as soon as it proposes the removal
+// (doRemovePeerAsLeader); the other members drop it when the entry is applied.
+// Members keep the peer set on disk (peers.idx) and start from it after a restart.
 //
 // Messages: AppendEntry, AppendEntryResponse, VoteRequest, VoteResponse.
 
@@ -34,7 +34,7 @@ export class Raft {
     this.sm = sm;
 
     const { entries, term, vote, members } = wal.load();
-    /** The group's members as of the last applied EntryRemovePeer. */
+    /** The group's members, less the peers whose removal this leader has proposed. */
     this.members = members ?? [...rt.nodes];
     /** Peers whose removal this leader has proposed and not yet applied. */
     this.removing = new Set();
@@ -101,11 +101,10 @@ export class Raft {
     this.wal.writeTermVote(term, vote);
   }
 
-  /** The peers we replicate to and count, and the quorum, from the members less the removals in flight. */
+  /** The peers we replicate to and count, and the quorum, from the members. */
   adjustClusterSizeAndQuorum() {
-    const voters = this.members.filter((p) => !this.removing.has(p));
-    this.peers = voters.filter((p) => p !== this.id);
-    this.qn = Math.floor(voters.length / 2) + 1;
+    this.peers = this.members.filter((p) => p !== this.id);
+    this.qn = Math.floor(this.members.length / 2) + 1;
   }
 
   // ---- timers ------------------------------------------------------------
@@ -144,8 +143,10 @@ export class Raft {
     this.leader = leader;
     // Removals we proposed count again until they are applied (or truncated).
     if (this.removing.size > 0) {
+      this.members = this.rt.nodes.filter((p) => this.members.includes(p) || this.removing.has(p));
       this.removing.clear();
       this.adjustClusterSizeAndQuorum();
+      this.wal.writePeerState(this.members);
     }
     this.resetElectionTimeout();
     if (was !== Follower || changedLeader) {
@@ -301,20 +302,23 @@ export class Raft {
 
   applyRemovePeer(peer) {
     this.removing.delete(peer);
-    if (this.members.includes(peer)) {
-      this.members = this.members.filter((p) => p !== peer);
-      this.wal.writePeerState(this.members);
-    }
-    this.peerState.delete(peer);
-    this.adjustClusterSizeAndQuorum();
+    this.removePeerLocked(peer);
     this.rt.log.info('removed peer', { peer, members: this.members });
   }
 
   /** The leader stops replicating to the peer and counting it for quorum as soon as its removal is proposed. */
   doRemovePeerAsLeader(peer) {
     this.removing.add(peer);
+    this.removePeerLocked(peer);
+  }
+
+  /** Drops a peer from the peer set, which goes to peers.idx (nats-server's doRemovePeerLocked). */
+  removePeerLocked(peer) {
     this.peerState.delete(peer);
+    if (!this.members.includes(peer)) return;
+    this.members = this.members.filter((p) => p !== peer);
     this.adjustClusterSizeAndQuorum();
+    this.wal.writePeerState(this.members);
   }
 
   /** Whether the log holds a membership change that is not committed yet. */
