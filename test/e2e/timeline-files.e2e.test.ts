@@ -27,6 +27,10 @@ describe('e2e: the timeline of a multi-execution ShiViz log, two executions side
     page = wb.page;
   });
 
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await wb?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+
   after(async function () {
     this.timeout(60_000);
     await wb?.close();
@@ -37,10 +41,26 @@ describe('e2e: the timeline of a multi-execution ShiViz log, two executions side
     await runCommand(page, 'DDBench: Show Timeline of Event or Log Files…');
     // code-server's own file dialog: a path box in the quick input.
     const box = page.locator('.quick-input-widget input.input');
-    await box.waitFor({ timeout: UI_TIMEOUT });
-    await box.fill(path.join(tmp!, 'logs', path.basename(LOG)));
-    await box.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'holds 5 executions' }).waitFor({ timeout: UI_TIMEOUT });
+    // The dialog replaces the command palette in the same widget: it is there once its box holds a folder path.
+    await waitUntil('the file dialog', () => box.inputValue().catch(() => ''), (v) => v.startsWith('/'), UI_TIMEOUT);
+    const file = path.join(tmp!, 'logs', path.basename(LOG));
+    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'holds 5 executions' });
+    // The dialog completes paths as they are typed; on a busy machine an Enter can land before it settles, so the path is given again until the log opens.
+    await waitUntil(
+      'the log opened from the file dialog',
+      async () => {
+        if (await title.isVisible()) return true;
+        if ((await box.inputValue().catch(() => '')) !== file) {
+          await box.fill(file);
+          await page.waitForTimeout(500);
+        }
+        await box.press('Enter').catch(() => undefined);
+        await page.waitForTimeout(2_000);
+        return title.isVisible();
+      },
+      (open) => open,
+      UI_TIMEOUT,
+    );
     // The first execution comes picked; pick the third too (its checkbox), and show.
     const rows = page.locator('.quick-input-widget .monaco-list-row');
     // A click on a row of a many-pick toggles its check box.
