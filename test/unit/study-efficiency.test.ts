@@ -86,11 +86,7 @@ describe('study: efficiency lift, McNemar and the asymmetry', () => {
     const all = plan.flatMap((p) =>
       Array.from({ length: 10 }, (_, i) => [run(p.model, 'symptom-only', `b${i}`, 0, i < p.so, p.soSteps), run(p.model, 'context-augmented', `b${i}`, 0, i < p.ca, p.caSteps)]).flat(),
     );
-    const byModel = plan.map((p) => {
-      const runs = all.filter((a) => a.actor.kind === 'agent' && a.actor.model === p.model);
-      return { model: p.model, runs, efficiency: efficiencyLift(p.model, runs, 1, 200) };
-    });
-    const a = asymmetry(byModel);
+    const a = asymmetry(plan.map((p) => efficiencyLift(p.model, all.filter((r) => r.actor.kind === 'agent' && r.actor.model === p.model), 1, 200)));
     assert.deepEqual(
       a.models.map((m) => [m.model, m.symptomOnlyRate, Math.round(m.rateLift * 10) / 10, m.efficiencyLift]),
       [

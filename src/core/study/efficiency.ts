@@ -133,15 +133,15 @@ export function efficiencyLift(model: string, runs: readonly AttemptRecord[], se
 }
 
 /** Models ordered by baseline strength, each with its rate and efficiency lifts, and how each lift goes with strength. */
-export function asymmetry(perModel: readonly { model: string; runs: readonly AttemptRecord[]; efficiency: EfficiencyLift }[]): Asymmetry {
-  const models = perModel.flatMap(({ model, runs, efficiency }) => {
-    const pairs = pairRuns(runs);
-    if (pairs.length === 0) return [];
-    const rate = (pick: (p: Pair) => AttemptRecord) => pairs.filter((p) => solved(pick(p))).length / pairs.length;
-    const symptomOnlyRate = rate((p) => p.symptomOnly);
-    const steps = efficiency.solved.steps;
+export function asymmetry(perModel: readonly EfficiencyLift[]): Asymmetry {
+  const models = perModel.flatMap((e) => {
+    if (e.pairs === 0) return [];
+    // Each condition's solved pairs: those solved in both, plus those solved only in it.
+    const symptomOnlyRate = (e.solvedBoth + e.mcnemar.symptomOnlyOnly) / e.pairs;
+    const contextRate = (e.solvedBoth + e.mcnemar.contextOnly) / e.pairs;
+    const steps = e.solved.steps;
     const efficiencyLift = steps === null || steps.symptomOnly === 0 ? null : (steps.symptomOnly - steps.contextAugmented) / steps.symptomOnly;
-    return [{ model, symptomOnlyRate, rateLift: rate((p) => p.contextAugmented) - symptomOnlyRate, efficiencyLift }];
+    return [{ model: e.model, symptomOnlyRate, rateLift: contextRate - symptomOnlyRate, efficiencyLift }];
   });
   models.sort((a, b) => a.symptomOnlyRate - b.symptomOnlyRate || a.model.localeCompare(b.model));
   const corr = (xs: typeof models): RankCorrelation | null => spearman(xs.map((m) => m.symptomOnlyRate), xs.map((m) => m.rateLift));

@@ -274,7 +274,7 @@ function liftAndEfficiency(agents: readonly AttemptRecord[], seed: number, resam
   return {
     lift: liftOf(agents, tests),
     efficiency: { seed, resamples, perModel: byModel.map((m) => m.efficiency) },
-    asymmetry: asymmetry(byModel),
+    asymmetry: asymmetry(byModel.map((m) => m.efficiency)),
   };
 }
 

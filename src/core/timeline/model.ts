@@ -73,6 +73,8 @@ class Run {
   readonly arrows: Arrows;
   readonly spans: Spans;
   readonly chatter: Chatter;
+  /** No event has a time of its own (a log read without a time group). */
+  readonly untimed: boolean;
   private readonly axes = new Map<Axis, AxisState>();
   private readonly masks = new Map<string, Uint8Array | undefined>();
   private routerFaults: Map<number, number[]> | undefined;
@@ -86,6 +88,7 @@ class Run {
     this.arrows = messageArrows(store);
     this.spans = spans(store);
     this.chatter = chatterOf(store, this.arrows);
+    this.untimed = store.size > 0 && store.flags.every((f) => (f & FLAG_SYNTHETIC_TIME) !== 0);
   }
 
   get store(): EventStore {
@@ -185,7 +188,7 @@ class Run {
       bad: store.bad.slice(0, 50).map(({ file, line, error }) => ({ file, line, error })),
       violations: this.violations,
       messages: this.arrows.implied,
-      untimed: store.size > 0 && store.flags.every((f) => (f & FLAG_SYNTHETIC_TIME) !== 0),
+      untimed: this.untimed,
       impliedEdges: this.arrows.size - this.arrows.implied,
       dropped: this.arrows.flags.reduce((n, f) => n + (f & 1), 0),
       chatterTypes: this.chatter.types,
