@@ -10,6 +10,7 @@ import { commandHint, hintOptions } from './commands/hint';
 import { commandOpen, openOptions } from './commands/open';
 import { commandReplay, replayOptions } from './commands/replay';
 import { commandRepro, reproOptions } from './commands/repro';
+import { commandSetup, setupOptions } from './commands/setup';
 import { commandSim, simOptions } from './commands/sim';
 import { checkOptions, commandRecordsCheck, commandRecordsMerge, commandReport, mergeOptions, reportOptions } from './commands/study-report';
 import { commandTimeline, timelineOptions } from './commands/timeline';
@@ -68,6 +69,15 @@ withOptions(
     .addHelpText('after', "\nWith neither --patch nor --reference, the workspace's own changes (as `ddbench diff` prints them) are verified."),
   verifyOptions,
   (o, dir: string) => commandVerify(dir, o),
+);
+
+withOptions(
+  program
+    .command('setup')
+    .description('install what the real upstream systems need (Debian packages with their sources, the sandbox) and build them once; needs root')
+    .argument('<what>', 'what to set up: upstream'),
+  setupOptions,
+  (o, what: string) => commandSetup(what, o),
 );
 
 withOptions(

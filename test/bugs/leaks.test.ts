@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findSystem, loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
+import { findSystem, loadCatalog, miniatureEntry, type Catalog } from '../../src/core/bugs/catalog';
 import { copySystemParts, materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { compareTrees, formatFinding, knipTrees, lintTree, type Finding } from '../support/leak-analysis';
 import { tempDir, writeFiles } from '../support/bugset';
@@ -32,7 +32,7 @@ describe('bug workspaces leak nothing of the fix', function () {
         else copySystemParts(system, dir);
         fs.cpSync(path.join(system.dir, 'scenarios'), path.join(dir, 'scenarios'), { recursive: true });
         fs.cpSync(path.join(system.dir, '..', 'lib'), path.join(root, 'lib'), { recursive: true });
-        trees.set(`${bug.id}/${version}`, { dir, entry: system.manifest.entry });
+        trees.set(`${bug.id}/${version}`, { dir, entry: miniatureEntry(system.manifest) });
       }
     }
     const knip = await knipTrees(work.dir, trees);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultBugsDir, findSystem, loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
+import { defaultBugsDir, findSystem, loadCatalog, miniatureEntry, type SystemEntry } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
 import type { Event } from '../../src/core/events/event';
 import { localIsolation } from '../../src/core/sandbox/isolation';
@@ -174,8 +174,8 @@ describe('simulation: submitted code runs in a sandboxed child', function () {
     materialiseBuggySource(raftkv, bug, buggyDir);
     const delegating = path.join(tmp.dir, 'delegating');
     fs.cpSync(buggyDir, delegating, { recursive: true });
-    const correct = path.join(raftkv.dir, raftkv.manifest.entry);
-    fs.writeFileSync(path.join(delegating, raftkv.manifest.entry), `export * from ${JSON.stringify(correct)};\n`);
+    const correct = path.join(raftkv.dir, miniatureEntry(raftkv.manifest));
+    fs.writeFileSync(path.join(delegating, miniatureEntry(raftkv.manifest)), `export * from ${JSON.stringify(correct)};\n`);
     return { buggyDir, delegating, raftkv, scenario: bug.manifest.reproducer.scenario };
   }
 

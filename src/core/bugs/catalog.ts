@@ -35,6 +35,12 @@ export function defaultBugsDir(): string {
   return process.env.DDBENCH_BUGS ? path.resolve(process.env.DDBENCH_BUGS) : path.join(packageRoot(), 'bugs');
 }
 
+/** A miniature system's module (relative to its folder); a real upstream system has none and runs live only. */
+export function miniatureEntry(manifest: SystemManifest): string {
+  if (manifest.entry === undefined) throw new UserError(`${manifest.id} is a real upstream system: it runs live only (no simulation, no Node.js module)`);
+  return manifest.entry;
+}
+
 export function scenarioFile(system: SystemEntry, name: string): string {
   return path.join(system.dir, 'scenarios', `${name}.mjs`);
 }
@@ -52,7 +58,7 @@ export async function loadCatalog(root: string = defaultBugsDir()): Promise<Cata
       if (manifest.id !== sysName) throw new UserError(`${sysFile}: id: "${manifest.id}" must equal its folder name "${sysName}"`);
       system = { id: manifest.id, dir: sysDir, manifest };
       for (const t of manifest.tests) requireFile(scenarioFile(system, t), sysFile, `tests: scenario "${t}"`);
-      requireFile(path.join(sysDir, manifest.entry), sysFile, 'entry');
+      if (manifest.entry !== undefined) requireFile(path.join(sysDir, manifest.entry), sysFile, 'entry');
     } catch (err) {
       catalog.problems.push(messageOf(err));
       continue;
@@ -99,6 +105,25 @@ async function loadBug(system: SystemEntry, dir: string, file: string): Promise<
     dir,
     manifest: m,
   };
+}
+
+/** The folder under a bug set that holds its real upstream systems (bug kind `upstream`). */
+export const UPSTREAM_DIR = 'upstream';
+
+/** The real upstream systems of a bug set (`<root>/upstream/<system>/system.json`), checked. */
+export async function loadUpstreamSystems(root: string = defaultBugsDir()): Promise<SystemEntry[]> {
+  const dir = path.join(root, UPSTREAM_DIR);
+  if (!fs.existsSync(dir)) return [];
+  const systems: SystemEntry[] = [];
+  for (const name of subdirs(dir)) {
+    const file = path.join(dir, name, 'system.json');
+    if (!fs.existsSync(file)) continue;
+    const manifest = await readManifest(file, SystemManifest);
+    if (manifest.id !== name) throw new UserError(`${file}: id: "${manifest.id}" must equal its folder name "${name}"`);
+    if (manifest.upstream === undefined) throw new UserError(`${file}: upstream: a system under ${UPSTREAM_DIR}/ is a real upstream system and needs this field`);
+    systems.push({ id: manifest.id, dir: path.join(dir, name), manifest });
+  }
+  return systems;
 }
 
 export function findBug(catalog: Catalog, id: string): BugEntry {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as fs from 'node:fs/promises';
 import { UserError } from '../errors';
 import { FaultProfile } from './fault-profile';
+import { UpstreamSpec } from './upstream-spec';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 const JsonValue: z.ZodType<import('../../runtime/types').Json> = z.lazy(() =>
@@ -21,6 +22,8 @@ export const ClientOperation = z.strictObject({
   args: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), ArgSpec).default({}),
   /** Which nodes take it, in words ("the leader", "the NameNode"); absent: any node. */
   to: z.string().min(1).optional(),
+  /** An upstream system's HTTP API for it: the body is POSTed as JSON to this path on the named port. */
+  http: z.strictObject({ port: z.string().min(1), path: z.string().startsWith('/') }).optional(),
 });
 export type ClientOperation = z.infer<typeof ClientOperation>;
 
@@ -29,8 +32,10 @@ export const SystemManifest = z.strictObject({
   name: z.string().min(1),
   description: z.string().min(1),
   modelledAfter: z.strictObject({ project: z.string().min(1), url: z.url() }),
-  /** The system module, relative to the system folder. */
-  entry: z.string().min(1),
+  /** The system module, relative to the system folder (a miniature; an upstream system has `upstream` instead). */
+  entry: z.string().min(1).optional(),
+  /** A real upstream system built from Debian's sources (bug kind `upstream`): live only. */
+  upstream: UpstreamSpec.optional(),
   /** The client operations a person can send from the request console. */
   client: z.array(ClientOperation).default([]),
   nodes: z.array(Id).min(1),
@@ -57,7 +62,7 @@ export const SystemManifest = z.strictObject({
     })
     .refine((d) => d.image === undefined || d.context === undefined, 'give either image or context, not both')
     .optional(),
-});
+}).refine((m) => (m.entry === undefined) !== (m.upstream === undefined), { message: 'give entry (a miniature) or upstream (a real system), not both', path: ['entry'] });
 export type SystemManifest = z.infer<typeof SystemManifest>;
 
 export const Tier = z.union([z.literal(1), z.literal(2), z.literal(3)]);

@@ -2,16 +2,15 @@ import * as path from 'node:path';
 import { DEFAULT_SEED, newRunId, runsDir } from '../bugs/runs';
 import { resolveWorkspace } from '../bugs/workspace';
 import { backendFor, type BackendOptions } from './backend';
-import { createCluster } from './index';
+import { createSystemCluster } from './index';
 import type { Cluster } from './types';
 
 /** Starts the workspace's cluster (its current code) for a person to watch and poke. */
 export async function launchWorkspaceCluster(dir: string, opts: { seed?: number; inspect?: boolean; backend?: BackendOptions } = {}): Promise<Cluster> {
   const { info, system } = await resolveWorkspace(dir);
   const m = system.manifest;
-  const cluster = createCluster({
+  const cluster = createSystemCluster(system, {
     sourceDir: info.dir,
-    entry: m.entry,
     nodes: m.nodes,
     config: m.config,
     runDir: path.join(runsDir(info.dir), `up-${newRunId()}`),

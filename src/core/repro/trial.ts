@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createCluster, type BackendOptions } from '../cluster';
+import { createSystemCluster, type BackendOptions, type Cluster } from '../cluster';
 import type { Json } from '../../runtime/types';
 import type { SystemEntry } from '../bugs/catalog';
 import { scenarioFile } from '../bugs/catalog';
@@ -39,14 +39,13 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   const eventsFile = path.join(spec.runDir, 'events.jsonl');
   const base = { index: spec.index, scenario: spec.scenario, seed: spec.seed, eventsFile };
   let result: TrialResult;
-  let cluster: ReturnType<typeof createCluster> | undefined;
+  let cluster: Cluster | undefined;
   let ctx: ReturnType<typeof clusterContext> | undefined;
   try {
     const scenario = await loadScenario(scenarioFile(spec.system, spec.scenario));
     const m = spec.system.manifest;
-    cluster = createCluster({
+    cluster = createSystemCluster(spec.system, {
       sourceDir: spec.sourceDir,
-      entry: m.entry,
       nodes: m.nodes,
       config: { ...m.config, ...(scenario.config as Record<string, Json> | undefined) },
       runDir: spec.runDir,

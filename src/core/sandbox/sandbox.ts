@@ -57,9 +57,12 @@ function runtimeDir(): string {
   return path.dirname(real(process.execPath));
 }
 
-function bwrapArgs(spec: SandboxSpec, hidden: string[]): string[] {
-  const args = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--clearenv'];
-  if (spec.debuggable === true) args.push('--share-net');
+/**
+ * The system folders and files, read-only at their own paths, that any program in a
+ * bubblewrap sandbox needs; `visible` lists the folders bound.
+ */
+export function bwrapSystemBinds(): { args: string[]; visible: string[] } {
+  const args: string[] = [];
   const visible: string[] = [];
   for (const dir of SYSTEM_DIRS) {
     let stat: fs.Stats;
@@ -75,6 +78,15 @@ function bwrapArgs(spec: SandboxSpec, hidden: string[]): string[] {
     }
   }
   for (const file of SYSTEM_FILES) args.push('--ro-bind-try', file, file);
+  return { args, visible };
+}
+
+function bwrapArgs(spec: SandboxSpec, hidden: string[]): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--clearenv'];
+  if (spec.debuggable === true) args.push('--share-net');
+  const system = bwrapSystemBinds();
+  args.push(...system.args);
+  const visible = system.visible;
   const runtime = runtimeDir();
   if (!visible.some((v) => within(runtime, v))) {
     args.push('--ro-bind', runtime, runtime);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { scenarioFile, type SystemEntry } from '../bugs/catalog';
+import { miniatureEntry, scenarioFile, type SystemEntry } from '../bugs/catalog';
 import type { SystemManifest } from '../bugs/manifest';
 import type { Scenario } from '../scenario/scenario';
 import { loadScenario } from '../scenario/loader';
@@ -32,7 +32,7 @@ export function prepareTargetFile(system: SystemEntry, sourceDir: string, scenar
 export async function loadTarget(manifest: SystemManifest, srcRoot: string, scenarioPath: string): Promise<SimTarget> {
   const scenario = await loadScenario(scenarioPath);
   return {
-    system: await loadSystemModule(path.join(srcRoot, manifest.entry)),
+    system: await loadSystemModule(path.join(srcRoot, miniatureEntry(manifest))),
     srcRoot,
     nodes: manifest.nodes,
     config: { ...manifest.config, ...scenario.config },

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'a package, binary or variable name');
+/** A path inside the build root (relative, no `..`). */
+const Inner = z.string().min(1).refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a relative path without ..');
+
+/**
+ * How DDBench gets, builds and runs a real upstream system (bug kind `upstream`): the
+ * Debian packages that hold its pinned source and toolchain, the build inside the
+ * sandbox, and the command line of one node. Placeholders in strings: `{src}` the build's
+ * copy of the workspace source, `{out}` the folder the build writes to, `{cache}` the
+ * user's build cache; for a node, `{id}`, `{dataDir}`, `{ip}`, `{ip:<node>}` and each named
+ * port as `{port:<name>}`.
+ */
+export const UpstreamSpec = z.strictObject({
+  /** The upstream release the source is (the Debian package's upstream version). */
+  version: z.string().min(1),
+  debian: z.strictObject({
+    /** Installed by `ddbench setup upstream`: the source package and the toolchain. */
+    packages: z.array(Name).min(1),
+    /** The Debian package whose files are the source, and its pinned version. */
+    source: z.strictObject({ package: Name, version: z.string().min(1) }),
+  }),
+  /** Where that package puts the source tree (the workspace's src/ is a copy of it). */
+  tree: z.string().startsWith('/'),
+  build: z.strictObject({
+    /** Where the workspace's src/ is visible inside the build root (GOPATH layout, say). */
+    mount: Inner,
+    command: z.array(z.string().min(1)).min(1),
+    env: z.record(z.string(), z.string()).default({}),
+    /** Variables naming folders under the user's cache kept between builds (GOCACHE: incremental Go builds). */
+    caches: z.record(z.string(), Name).default({}),
+    /** The files the build writes to {out}; the first is the node's binary. */
+    outputs: z.array(Name).min(1),
+  }),
+  node: z.strictObject({
+    args: z.array(z.string()).min(1),
+    /** Named ports every node listens on at its own address (`client`, `peer`). */
+    ports: z.record(Name, z.number().int().min(1).max(65_535)),
+    /** The port whose HTTP the harness polls until the node answers, and the path. */
+    ready: z.strictObject({ port: Name, path: z.string().startsWith('/') }),
+    /** An HTTP request on the node that shows its state (the Cluster view's state); POST sends `{}`. */
+    state: z.strictObject({ port: Name, path: z.string().startsWith('/'), method: z.enum(['GET', 'POST']).default('GET') }).optional(),
+  }),
+  /** How the nodes' log lines read; the timeline's reader for them. */
+  logs: z.enum(['zap-json']),
+});
+export type UpstreamSpec = z.infer<typeof UpstreamSpec>;

@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadUpstreamSystems, type SystemEntry } from '../../src/core/bugs/catalog';
+import { createSystemCluster } from '../../src/core/cluster';
+import { BuildFailed, buildUpstream } from '../../src/core/cluster/upstream/build';
+import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
+import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
+import { bwrapProgram } from '../../src/core/sandbox/isolation';
+import type { Json } from '../../src/runtime/types';
+
+/**
+ * The real etcd 3.4 from Debian's sources (bug kind `upstream`): built in the sandbox,
+ * three members in the run's own network namespace, faults on the real processes and
+ * connections. CI installs and builds it first (`ddbench setup upstream`); elsewhere the
+ * suite is skipped, saying why, until that has run.
+ */
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+function missing(system: SystemEntry | undefined): string | undefined {
+  if (system === undefined) return 'bugs/upstream/etcd/system.json is missing';
+  if (process.getuid?.() !== 0) return 'the run network needs root';
+  if (bwrapProgram() === undefined) return 'bubblewrap is not available';
+  if (!fs.existsSync(system.manifest.upstream?.tree ?? '/nonexistent')) return 'the etcd source is not installed (run `ddbench setup upstream`)';
+  return undefined;
+}
+
+function obj(v: Json | undefined): Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
+}
+
+async function status(client: ClusterClient, node: string): Promise<{ leader: string; term: string } | undefined> {
+  try {
+    const body = obj(obj(await client.request(node, 'Status', {}, 2_000)).body);
+    const header = obj(body.header);
+    return { leader: String(body.leader ?? ''), term: String(header.raft_term ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The member id → node map, from each node's own Status (its header's member_id). */
+async function members(client: ClusterClient, nodes: readonly string[]): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (const n of nodes) {
+    const r = await until(`${n}'s status`, async () => {
+      try {
+        return obj(obj(obj(await client.request(n, 'Status', {}, 2_000)).body).header);
+      } catch {
+        return undefined;
+      }
+    });
+    ids.set(String(r.member_id), n);
+  }
+  return ids;
+}
+
+describe('upstream etcd (real binaries)', function () {
+  this.timeout(600_000);
+  let system: SystemEntry | undefined;
+  let tmp: string;
+
+  before(async function () {
+    system = (await loadUpstreamSystems()).find((s) => s.id === 'etcd');
+    const why = missing(system);
+    if (why !== undefined) {
+      if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);
+      this.skip();
+    }
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-'));
+    fs.cpSync((system as SystemEntry).manifest.upstream!.tree, path.join(tmp, 'src'), { recursive: true });
+  });
+
+  after(() => {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('builds the source once per content, and reports a compile error as the compiler wrote it', async () => {
+    const s = system as SystemEntry;
+    const first = await buildUpstream(s.id, s.manifest.upstream!, path.join(tmp, 'src'));
+    const again = await buildUpstream(s.id, s.manifest.upstream!, path.join(tmp, 'src'));
+    assert.equal(again.cached, true);
+    assert.equal(again.binary, first.binary);
+    const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-broken-'));
+    try {
+      fs.cpSync(path.join(tmp, 'src'), broken, { recursive: true });
+      fs.appendFileSync(path.join(broken, 'raft', 'raft.go'), '\nfunc broken( {\n');
+      await assert.rejects(buildUpstream(s.id, s.manifest.upstream!, broken), (err: unknown) => {
+        assert.ok(err instanceof BuildFailed, String(err));
+        assert.match(err.output, /raft\/raft\.go:\d+/);
+        return true;
+      });
+    } finally {
+      fs.rmSync(broken, { recursive: true, force: true });
+    }
+  });
+
+  it('runs three members: writes and reads through the gateway, survives a partition of the leader, a kill and a pause, and leaves nothing behind', async () => {
+    const s = system as SystemEntry;
+    const runDir = path.join(tmp, 'run');
+    const cluster: Cluster = createSystemCluster(s, { sourceDir: tmp, nodes: s.manifest.nodes, config: {}, runDir, seed: 1 });
+    let netns: string | undefined;
+    try {
+      await cluster.start();
+      netns = (cluster as UpstreamCluster).networkName;
+      const client = await cluster.client('c1');
+      const put = obj(await client.request('n1', 'Put', { key: b64('k'), value: b64('v1') }, 10_000));
+      assert.equal(put.status, 200, JSON.stringify(put));
+      const read = obj(await client.request('n2', 'Range', { key: b64('k') }, 10_000));
+      const kvs = obj(read.body).kvs as Json[];
+      assert.equal(Buffer.from(String(obj(kvs[0]).value), 'base64').toString(), 'v1');
+
+      // etcd logs through zap: its lines are log events with the Go caller as their source.
+      const zap = cluster.events().filter((e) => e.kind === 'log' && e.src?.file.endsWith('.go'));
+      assert.ok(zap.length > 0, 'no zap log events');
+      for (const n of s.manifest.nodes) assert.ok(zap.some((e) => e.node === n), `no zap events from ${n}`);
+
+      const ids = await members(client, s.manifest.nodes);
+      const leaderOf = async (n: string) => {
+        const st = await status(client, n);
+        return st && st.leader !== '0' ? ids.get(st.leader) : undefined;
+      };
+      const leader = await until('a leader', () => leaderOf('n1'));
+      const rest = s.manifest.nodes.filter((n) => n !== leader);
+      cluster.partition([[leader], rest]);
+      await (cluster as UpstreamCluster).settled();
+      const next = await until('a leader among the majority', async () => {
+        const l = await leaderOf(rest[0]!);
+        return l !== undefined && l !== leader ? l : undefined;
+      });
+      assert.ok(rest.includes(next));
+      // The cut is between members only: the harness still reaches the isolated one.
+      assert.ok((await status(client, leader)) !== undefined);
+      cluster.heal();
+      await (cluster as UpstreamCluster).settled();
+      await until(`${leader} rejoining`, async () => ((await leaderOf(leader)) === next ? true : undefined));
+
+      const follower = rest.find((n) => n !== next)!;
+      await cluster.kill(follower);
+      assert.equal(cluster.nodes().find((n) => n.id === follower)?.status, 'stopped');
+      await cluster.restart(follower);
+      const after = obj(await client.request(follower, 'Range', { key: b64('k') }, 10_000));
+      assert.equal(after.status, 200);
+
+      await cluster.pause(next);
+      await until('a leader after the pause', async () => {
+        const l = await leaderOf(follower);
+        return l !== undefined && l !== next ? l : undefined;
+      });
+      await cluster.resume(next);
+
+      const kinds = cluster.events().filter((e) => e.node === 'harness' || e.kind === 'proc').map((e) => e.msg);
+      for (const m of ['build', 'network ready', 'partition', 'heal', 'kill', 'restart', 'pause', 'resume']) assert.ok(kinds.includes(m), `no ${m} event`);
+    } finally {
+      await cluster.stop();
+    }
+    const pids = cluster.nodes().map((n) => n.pid).filter((p) => p !== undefined);
+    assert.deepEqual(pids, []);
+    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(runDir));
+    assert.deepEqual(left, []);
+    if (netns !== undefined) assert.ok(!execFileSync('ip', ['netns', 'list']).toString().includes(netns), `${netns} was not removed`);
+    assert.ok(fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').includes('"cluster stopped"'));
+  });
+});
