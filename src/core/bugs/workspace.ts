@@ -143,15 +143,21 @@ export function referenceFix(bug: BugEntry): string {
   return reverseUnifiedDiff(bugPatchText(bug));
 }
 
-/** Writes the system's correct parts into `dest`. */
+/** Writes the system's correct parts into `dest`: a real upstream system's src/ is a copy of its installed source tree. */
 export function copySystemParts(system: SystemEntry, dest: string): void {
   fs.mkdirSync(dest, { recursive: true });
   for (const part of SYSTEM_PARTS) {
-    const src = path.join(system.dir, part);
+    const src = part === 'src' && system.manifest.upstream !== undefined ? upstreamTree(system) : path.join(system.dir, part);
     if (!fs.existsSync(src)) continue;
     if (fs.statSync(src).isDirectory()) copyTree(src, path.join(dest, part), ['node_modules']);
     else fs.copyFileSync(src, path.join(dest, part));
   }
+}
+
+function upstreamTree(system: SystemEntry): string {
+  const tree = system.manifest.upstream?.tree as string;
+  if (!fs.existsSync(tree)) throw new UserError(`${system.id}: its source (${tree}) is not installed; run \`sudo ddbench setup upstream\``);
+  return tree;
 }
 
 export async function readWorkspace(dir: string): Promise<WorkspaceInfo> {

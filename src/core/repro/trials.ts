@@ -4,7 +4,8 @@ import type { SystemEntry } from '../bugs/catalog';
 import type { BackendOptions } from '../cluster/backend';
 import { DEFAULT_SEED } from '../bugs/runs';
 import { runTrial } from './trial';
-import type { TrialResult } from '../scenario/verdict';
+import { classify, type TrialResult } from '../scenario/verdict';
+import { BuildFailed, buildUpstream } from '../cluster/upstream/build';
 import { inPool } from '../pool';
 
 
@@ -39,6 +40,17 @@ export async function runScenarioTrials(
 ): Promise<TrialsResult> {
   const seed = opts.seed ?? DEFAULT_SEED;
   const total = opts.trials;
+  const spec = system.manifest.upstream;
+  if (spec !== undefined) {
+    // Built once for every trial (each finds it cached); code that does not build fails every trial with the compiler's message, unrun.
+    try {
+      await buildUpstream(system.id, spec, path.join(sourceDir, 'src'), { signal: opts.signal });
+    } catch (err) {
+      if (!(err instanceof BuildFailed)) throw err;
+      const trials = Array.from({ length: total }, (_, index): TrialResult => ({ index, scenario, seed: seed + index, eventsFile: '', ...classify(err), durationMs: 0 }));
+      return { scenario, trials, passed: 0, failed: total };
+    }
+  }
   let done = 0;
   const indices = Array.from({ length: total }, (_, i) => i);
   const results = await inPool(

@@ -1,5 +1,6 @@
 import type { Json } from '../../runtime/types';
 import type { Isolation } from '../sandbox/levels';
+import { BuildFailed } from '../cluster/upstream/build';
 import { ProgressTimeout } from './context';
 import { InvariantViolation } from './scenario';
 
@@ -32,6 +33,7 @@ export function classify(err: unknown): Pick<TrialResult, 'verdict' | 'reason' |
   if (err instanceof ProgressTimeout) {
     return { verdict: 'fail', reason: err.message, violation: { check: `progress: ${err.description}`, details: { timeoutMs: err.timeoutMs } } };
   }
+  if (err instanceof BuildFailed) return { verdict: 'fail', reason: err.message, violation: { check: 'the code builds', details: { output: err.output } } };
   if (err instanceof TrialTimeout) return { verdict: 'timeout', reason: err.message };
   if (err instanceof TrialAborted) return { verdict: 'error', reason: 'cancelled' };
   return { verdict: 'error', reason: err instanceof Error ? err.message : String(err) };

@@ -26,7 +26,7 @@ export async function runReproducer(dir: string, opts: Partial<TrialsOptions> & 
   const scenario = ws.bug.manifest.reproducer.scenario;
   const r = await runScenarioTrials(ws.system, ws.info.dir, scenario, runDir, { ...opts, trials });
   const sim =
-    opts.sim === false || opts.signal?.aborted
+    opts.sim === false || ws.system.manifest.upstream !== undefined || opts.signal?.aborted
       ? undefined
       : await simulate(ws.system, ws.info.dir, scenario, {
           seeds: opts.simSeeds ?? MIN_SIM_SEEDS,

@@ -77,7 +77,7 @@ export async function validateBug(
       const buggyFailureRate = buggy.trials.length ? reproductions / buggy.trials.length : 0;
       if (buggyFailureRate < REQUIRED_FAILURE_RATE) problems.push(`reproducer fails on the buggy code in ${reproductions}/${buggy.trials.length} trials (needs ${Math.round(REQUIRED_FAILURE_RATE * 100)}%)`);
       if (fixed.failed > 0) problems.push(`reproducer fails on the fixed code in ${fixed.failed}/${fixed.trials.length} trials: ${fixed.trials.find((t) => t.verdict !== 'pass')?.reason ?? ''}`);
-      if (opts.sim === false || opts.signal?.aborted) return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, problems };
+      if (opts.sim === false || system.manifest.upstream !== undefined || opts.signal?.aborted) return { bugId: bug.id, ok: problems.length === 0, buggyFailureRate, buggy, fixed, regression, problems };
       const sim = await verifyInSimulation(system, scenario, buggyDir, fixedDir, { ...simOptions(opts), measureSeeds: opts.simBuggySeeds ?? VALIDATE_BUGGY_SEEDS, floor: VALIDATE_FIX_SEEDS });
       problems.push(...simProblems(sim));
       const faults = await measureFaults(system, bug, buggyDir);

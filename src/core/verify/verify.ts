@@ -75,7 +75,8 @@ export async function verifyFix(dir: string, source: FixSource, opts: CheckOptio
     const applied = applyUnifiedDiff(scratch, diff, patchName(source));
     const checks = await checkCode(ws.system, ws.bug, scratch, runDir, opts);
     const base = { bugId: ws.bug.id, runDir, patch: { ...applied, diff }, ...checks };
-    if (opts.sim === false || opts.signal?.aborted || (opts.failFast && !checks.verified)) {
+    // A real upstream system has no simulation: its verdict is the live trials'.
+    if (opts.sim === false || ws.system.manifest.upstream !== undefined || opts.signal?.aborted || (opts.failFast && !checks.verified)) {
       const failing = failedChecks([checks, ...checks.regression]);
       const moved = failing.length > 0 && !opts.signal?.aborted ? movedChecks(failing, await buggyCodeChecks(ws, opts.signal)) : [];
       return { ...base, failing, moved };
