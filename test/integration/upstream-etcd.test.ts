@@ -8,6 +8,7 @@ import { createSystemCluster } from '../../src/core/cluster';
 import { BuildFailed, buildUpstream } from '../../src/core/cluster/upstream/build';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
+import { runScenarioTrials } from '../../src/core/repro/trials';
 import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import type { Json } from '../../src/runtime/types';
 
@@ -172,5 +173,52 @@ describe('upstream etcd (real binaries)', function () {
     assert.deepEqual(left, []);
     if (netns !== undefined) assert.ok(!execFileSync('ip', ['netns', 'list']).toString().includes(netns), `${netns} was not removed`);
     assert.ok(fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').includes('"cluster stopped"'));
+  });
+
+  it('runs a scenario on it through the trial runner, and fails every trial of code that does not build on "the code builds"', async () => {
+    const s = system as SystemEntry;
+    // The system's manifest beside a scenario of this test's own.
+    const sysDir = path.join(tmp, 'system');
+    fs.mkdirSync(path.join(sysDir, 'scenarios'), { recursive: true });
+    fs.copyFileSync(path.join(s.dir, 'system.json'), path.join(sysDir, 'system.json'));
+    fs.writeFileSync(
+      path.join(sysDir, 'scenarios', 'write-read.mjs'),
+      `const b64 = (s) => Buffer.from(s).toString('base64');
+export default {
+  name: 'write-read',
+  description: 'a write through one member is read back through another, after a member restarts',
+  timeoutMs: 60000,
+  async run(t) {
+    const c = await t.client('c1');
+    const put = await c.request('n1', 'Put', { key: b64('a'), value: b64('1') }, 10000);
+    t.check('the write is acknowledged', put.status === 200, { put });
+    await t.kill('n3');
+    await t.restart('n3');
+    const got = await t.until(async () => {
+      const r = await c.request('n3', 'Range', { key: b64('a') }, 5000).catch(() => undefined);
+      return r && r.status === 200 && r.body.kvs ? r : undefined;
+    }, { timeoutMs: 20000, description: 'n3 serves the write' });
+    t.check('the write is read back', Buffer.from(got.body.kvs[0].value, 'base64').toString() === '1', { got });
+  },
+};
+`,
+    );
+    const local: SystemEntry = { ...s, dir: sysDir };
+    const ok = await runScenarioTrials(local, tmp, 'write-read', path.join(tmp, 'runs-ok'), { trials: 1, concurrency: 1 });
+    assert.equal(ok.passed, 1, JSON.stringify(ok.trials));
+    const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-broken-'));
+    try {
+      fs.cpSync(path.join(tmp, 'src'), path.join(broken, 'src'), { recursive: true });
+      fs.appendFileSync(path.join(broken, 'src', 'etcdserver', 'server.go'), '\nvar x int = "not an int"\n');
+      const r = await runScenarioTrials(local, broken, 'write-read', path.join(broken, 'runs'), { trials: 3, concurrency: 1 });
+      assert.equal(r.failed, 3);
+      for (const t of r.trials) {
+        assert.equal(t.verdict, 'fail');
+        assert.equal(t.violation?.check, 'the code builds');
+        assert.match(String(t.violation?.details.output), /etcdserver\/server\.go:\d+:\d+: cannot use "not an int"/);
+      }
+    } finally {
+      fs.rmSync(broken, { recursive: true, force: true });
+    }
   });
 });

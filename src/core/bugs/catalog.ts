@@ -112,18 +112,32 @@ export const UPSTREAM_DIR = 'upstream';
 
 /** The real upstream systems of a bug set (`<root>/upstream/<system>/system.json`), checked. */
 export async function loadUpstreamSystems(root: string = defaultBugsDir()): Promise<SystemEntry[]> {
+  return (await loadUpstreamSet(root)).systems;
+}
+
+/**
+ * The pilot tier: real upstream systems and their bugs (`<root>/upstream/<system>/<bug>/`),
+ * checked like the miniatures'. Kept apart from the catalogue until every command takes them.
+ */
+export async function loadUpstreamSet(root: string = defaultBugsDir()): Promise<{ systems: SystemEntry[]; bugs: BugEntry[] }> {
   const dir = path.join(root, UPSTREAM_DIR);
-  if (!fs.existsSync(dir)) return [];
-  const systems: SystemEntry[] = [];
+  const set: { systems: SystemEntry[]; bugs: BugEntry[] } = { systems: [], bugs: [] };
+  if (!fs.existsSync(dir)) return set;
   for (const name of subdirs(dir)) {
     const file = path.join(dir, name, 'system.json');
     if (!fs.existsSync(file)) continue;
     const manifest = await readManifest(file, SystemManifest);
     if (manifest.id !== name) throw new UserError(`${file}: id: "${manifest.id}" must equal its folder name "${name}"`);
     if (manifest.upstream === undefined) throw new UserError(`${file}: upstream: a system under ${UPSTREAM_DIR}/ is a real upstream system and needs this field`);
-    systems.push({ id: manifest.id, dir: path.join(dir, name), manifest });
+    const system: SystemEntry = { id: manifest.id, dir: path.join(dir, name), manifest };
+    for (const t of manifest.tests) requireFile(scenarioFile(system, t), file, `tests: scenario "${t}"`);
+    set.systems.push(system);
+    for (const bugName of subdirs(system.dir)) {
+      const bugFile = path.join(system.dir, bugName, 'bug.json');
+      if (fs.existsSync(bugFile)) set.bugs.push(await loadBug(system, path.join(system.dir, bugName), bugFile));
+    }
   }
-  return systems;
+  return set;
 }
 
 export function findBug(catalog: Catalog, id: string): BugEntry {
