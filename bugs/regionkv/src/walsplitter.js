@@ -17,12 +17,12 @@ export class WALSplitter {
   /**
    * @param {DDBench.NodeRuntime} rt the node runtime
    * @param {import('./zkwatcher.js').ZKWatcher} zk
-   * @param {string} serverName this region server's name (temporary files carry it, so two workers never share one)
+   * @param {string} worker this region server's name (temporary files carry it, so two workers never share one)
    */
-  constructor(rt, zk, serverName) {
+  constructor(rt, zk, worker) {
     this.rt = rt;
     this.zk = zk;
-    this.serverName = serverName;
+    this.worker = worker;
     this.chunkEdits = Math.max(1, Number(rt.config.splitChunkEdits ?? 5));
     /** @type {Set<{ wal: string, writers: Array<{ region: string, edits: any[], written: number, temp: string, path: string }>, closed: boolean, cb: (ok: boolean) => void }>} */
     this.tasks = new Set();
@@ -42,7 +42,7 @@ export class WALSplitter {
       for (const e of res.records ?? []) byRegion.set(e.region, [...(byRegion.get(e.region) ?? []), e]);
       for (const [region, edits] of byRegion) {
         const dir = recoveredDir(region);
-        task.writers.push({ region, edits, written: 0, temp: `${dir}/${name}.${this.serverName}.temp`, path: `${dir}/${name}` });
+        task.writers.push({ region, edits, written: 0, temp: `${dir}/${name}.${this.worker}.temp`, path: `${dir}/${name}` });
       }
       let left = task.writers.length;
       if (left === 0) return this.closeWriters(task, true);
