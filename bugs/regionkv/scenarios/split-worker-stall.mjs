@@ -20,9 +20,11 @@ export default {
         { timeoutMs: 20000, description: "the master to give the dead server's WAL to another region server" },
       );
       const next = hostOf(retried.fields.worker);
+      // It is woken once the other server has a few appends of recovered edits behind it.
+      let appends = 0;
       await t.waitFor(
-        (e) => e.kind === 'recv' && e.node === 'zk' && e.msg === 'FsAppend' && e.peer === next && String(e.fields?.body?.file ?? '').includes(`/${victim},`),
-        { timeoutMs: 10000, description: 'the other region server to write its first recovered edits', includePast: true },
+        (e) => e.kind === 'recv' && e.node === 'zk' && e.msg === 'FsAppend' && e.peer === next && String(e.fields?.body?.file ?? '').includes(`/${victim},`) && ++appends >= 4,
+        { timeoutMs: 10000, description: 'the other region server to write recovered edits', includePast: true },
       );
       t.note('waking the stalled region server', { worker, next });
       await t.resume(worker);
