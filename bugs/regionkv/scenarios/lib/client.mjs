@@ -146,7 +146,7 @@ export async function unshippedEdits(t, hc) {
 
 /**
  * Rows written (most of them to the middle region), then the middle region's server
- * killed; `onWorker(host)` is called as soon as the region server splitting the dead
+ * killed; `onWorker(host, victim)` is called as soon as the region server splitting the dead
  * server's WAL has written its first recovered edits (the shared filesystem's append
  * replies are slowed so it is still splitting then). Returns the rows acknowledged and
  * the host that was killed.
@@ -176,6 +176,6 @@ export async function crashDuringLogSplit(t, hc, onWorker) {
     description: 'the first recovered edits to be written',
     includePast: true,
   });
-  await onWorker(String(ev.node));
+  await onWorker(String(ev.node), victim);
   return { expected, victim };
 }
