@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadUpstreamSet, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
+import { bwrapProgram } from '../../src/core/sandbox/isolation';
+import { validateBug } from '../../src/core/verify/validate';
+
+/**
+ * The pilot tier's bugs in real upstream code (docs/upstream.md), validated live as CI
+ * validates the miniatures: one trial a code version (a buggy code that passed its one
+ * trial gets a second sample, never its fix), each regression check once on both. There
+ * is no simulation of real binaries. CI has run `ddbench setup upstream`; elsewhere the
+ * suite is skipped, saying why, until it has run.
+ */
+const FULL = process.env.DDBENCH_VALIDATE === 'full';
+const QUICK = { trials: 1, regressionTrials: 1, concurrency: 1 };
+
+describe('the pilot tier (real upstream code)', function () {
+  this.timeout(30 * 60_000);
+  let catalog: Catalog;
+  let bugs: BugEntry[] = [];
+
+  before(async function () {
+    const set = await loadUpstreamSet();
+    catalog = { root: path.dirname(set.systems[0]?.dir ?? '.'), systems: set.systems, bugs: set.bugs, problems: [] };
+    bugs = set.bugs;
+    const missing = set.systems.filter((s) => !fs.existsSync(s.manifest.upstream?.tree ?? '/nonexistent')).map((s) => s.id);
+    const why = process.getuid?.() !== 0 ? 'the run network needs root' : bwrapProgram() === undefined ? 'bubblewrap is not available' : missing.length > 0 ? `${missing.join(', ')} not installed (run \`ddbench setup upstream\`)` : undefined;
+    if (why !== undefined) {
+      if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);
+      this.skip();
+    }
+  });
+
+  it('has its bugs in manifests that load, each with a reproducer and regression checks of its system', () => {
+    for (const b of bugs) {
+      assert.ok(b.manifest.regression.length > 0, `${b.id} has no regression checks`);
+      assert.ok(fs.existsSync(path.join(b.dir, 'bug.patch')), `${b.id}: no bug.patch`);
+    }
+  });
+
+  it(`validates every pilot bug live (${FULL ? "validate's defaults" : 'quick: a live trial per code version'})`, async function () {
+    if (bugs.length === 0) this.skip();
+    const runs = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-validate-'));
+    try {
+      const problems: string[] = [];
+      for (const bug of bugs) {
+        const first = await validateBug(catalog, bug, { keepRuns: runs, ...(FULL ? { concurrency: 1 } : QUICK) });
+        const onlyBuggyPassed = !FULL && !first.ok && first.problems.every((p) => /reproducer fails on the buggy code in 0\/1 trials/.test(p));
+        const r = onlyBuggyPassed ? await validateBug(catalog, bug, { keepRuns: runs, ...QUICK }) : first;
+        console.log(`      ${bug.id}: buggy fails ${r.buggy.failed}/${r.buggy.trials.length}, fix passes ${r.fixed.passed}/${r.fixed.trials.length}, ${r.regression.filter((x) => x.result.failed === 0).length}/${r.regression.length} regression runs pass`);
+        problems.push(...r.problems.map((p) => `${bug.id}: ${p}`));
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      fs.rmSync(runs, { recursive: true, force: true });
+    }
+  });
+});
