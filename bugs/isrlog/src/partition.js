@@ -110,6 +110,7 @@ export class Partition {
   /** A Produce: `key, value`, and for a transactional producer `transactionalId, producerId, producerEpoch`. */
   appendRecordsToLeader(req, done) {
     if (!this.isLeader()) return done({ ok: false, error: 'NOT_LEADER_FOR_PARTITION', leader: this.leaderReplicaIdOpt });
+    if (this.isr.length < this.minInsyncReplicas()) return done({ ok: false, error: 'NOT_ENOUGH_REPLICAS', isr: this.isr });
     const rec = { epoch: this.leaderEpoch, key: String(req.key), value: String(req.value ?? '') };
     if (req.producerId === undefined || req.producerId === null) return this.appendToLeader(rec, done);
     const txnRec = { ...rec, producerId: Number(req.producerId), producerEpoch: Number(req.producerEpoch) };
@@ -234,8 +235,9 @@ export class Partition {
     this.maybeIncrementHighWatermark();
   }
 
+  /** The high watermark moves only while the ISR has min.insync.replicas members. */
   maybeIncrementHighWatermark() {
-    if (!this.isLeader()) return;
+    if (!this.isLeader() || this.isr.length < this.minInsyncReplicas()) return;
     let hw = this.log.logEndOffset();
     for (const id of this.isr) if (id !== this.rt.id) hw = Math.min(hw, this.remoteReplicas.get(id)?.logEndOffset ?? -1);
     if (hw > this.highWatermark) {
@@ -268,5 +270,9 @@ export class Partition {
 
   controllerId() {
     return String(this.rt.config.controller ?? 'controller');
+  }
+
+  minInsyncReplicas() {
+    return Number(this.rt.config.minInsyncReplicas ?? 1);
   }
 }
