@@ -2,14 +2,17 @@
 // keeps in ZooKeeper): it tracks broker sessions by heartbeat, elects the
 // partition leader from the live ISR (no unclean election), bumps the leader
 // epoch on every leader or controller-side ISR change, and sends LeaderAndIsr
-// to the replicas. Replicas that leave an ISR smaller than min.insync.replicas
-// stay eligible leaders (ELR, KIP-966) until the ISR is back to that size or
-// they come back from a crash; a partition without a live ISR member is led by
-// a live eligible leader replica. Leaders report ISR shrink/expand with AlterIsr. An admin
+// to the replicas. Leaders report ISR shrink/expand with AlterIsr. An admin
 // may move leadership to another in-sync replica (ElectLeaders) and change the
 // partition's replicas (AlterPartitionReassignments): a removed replica gets
 // StopReplica, which deletes its copy of the partition. The node also hosts
 // the transaction coordinator (coordinator.js).
+//
+// After KIP-966, replicas that leave an ISR smaller than min.insync.replicas
+// stay eligible leader replicas (ELR): the high watermark cannot move while the
+// ISR is that small, so they hold every committed record. A partition with no
+// live ISR member is led by a live eligible leader replica; a broker that comes
+// back from a crash (an unclean shutdown) is no longer one.
 
 import { TransactionCoordinator } from './coordinator.js';
 
