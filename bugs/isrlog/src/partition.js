@@ -110,7 +110,6 @@ export class Partition {
   /** A Produce: `key, value`, and for a transactional producer `transactionalId, producerId, producerEpoch`. */
   appendRecordsToLeader(req, done) {
     if (!this.isLeader()) return done({ ok: false, error: 'NOT_LEADER_FOR_PARTITION', leader: this.leaderReplicaIdOpt });
-    if (this.isr.length < this.minInsyncReplicas()) return done({ ok: false, error: 'NOT_ENOUGH_REPLICAS', isr: this.isr });
     const rec = { epoch: this.leaderEpoch, key: String(req.key), value: String(req.value ?? '') };
     if (req.producerId === undefined || req.producerId === null) return this.appendToLeader(rec, done);
     const txnRec = { ...rec, producerId: Number(req.producerId), producerEpoch: Number(req.producerEpoch) };
@@ -155,6 +154,7 @@ export class Partition {
   }
 
   appendToLeader(record, done) {
+    if (this.isr.length < this.minInsyncReplicas()) return done({ ok: false, error: 'NOT_ENOUGH_REPLICAS', isr: this.isr });
     const [rec] = this.log.append([record]);
     this.delayedProduces.push({ offset: rec.offset, done: (res) => done({ ...res, offset: rec.offset }) });
     this.maybeIncrementHighWatermark();
