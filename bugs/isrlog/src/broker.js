@@ -15,6 +15,7 @@ export class KafkaServer {
     this.heartbeatMs = Number(c.heartbeatMs ?? 100);
     this.hwCheckpointMs = Number(c.hwCheckpointMs ?? 2000);
     this.isrCheckMs = Number(c.isrCheckMs ?? 200);
+    this.logFlushIntervalMs = Number(c.logFlushIntervalMs ?? 0);
     this.controller = String(c.controller ?? 'controller');
     this.incarnation = Math.floor(rt.random() * 2 ** 32).toString(16);
     this.partition = new Partition(rt);
@@ -35,6 +36,11 @@ export class KafkaServer {
     every(this.heartbeatMs, () => this.rt.send(this.controller, 'BrokerHeartbeat', { incarnation: this.incarnation }));
     every(this.isrCheckMs, () => p.maybeShrinkIsr());
     this.rt.setTimer(this.hwCheckpointMs, () => every(this.hwCheckpointMs, () => p.log.checkpointHighWatermark(p.highWatermark)));
+    // With a flush interval the log is flushed that often instead of at every append.
+    if (this.logFlushIntervalMs > 0) {
+      p.log.flushOnAppend = false;
+      this.rt.setTimer(this.logFlushIntervalMs, () => every(this.logFlushIntervalMs, () => p.log.flush()));
+    }
   }
 
   onMessage({ from, type, body }) {
@@ -77,6 +83,7 @@ export class KafkaServer {
       leaderEpoch: p.leaderEpoch,
       isr: p.isLeader() ? p.isr : null,
       logEndOffset: p.log.logEndOffset(),
+      recoveryPoint: p.log.recoveryPoint,
       highWatermark: p.highWatermark,
       lastStableOffset: p.lastStableOffset(),
     };

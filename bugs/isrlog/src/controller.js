@@ -7,6 +7,12 @@
 // partition's replicas (AlterPartitionReassignments): a removed replica gets
 // StopReplica, which deletes its copy of the partition. The node also hosts
 // the transaction coordinator (coordinator.js).
+//
+// After KIP-966, replicas that leave an ISR smaller than min.insync.replicas
+// stay eligible leader replicas (ELR): the high watermark cannot move while the
+// ISR is that small, so they hold every committed record. A partition with no
+// live ISR member is led by a live eligible leader replica; a broker that comes
+// back from a crash (an unclean shutdown) is no longer one.
 
 import { TransactionCoordinator } from './coordinator.js';
 
@@ -18,12 +24,13 @@ export class KafkaController {
     this.rt = rt;
     const c = rt.config;
     this.sessionTimeoutMs = Number(c.sessionTimeoutMs ?? 3000);
+    this.minInsyncReplicas = Number(c.minInsyncReplicas ?? 1);
     const replicas = /** @type {string[]} */ (c.replicas ?? rt.nodes.filter((n) => n !== rt.id));
     /** @type {Map<string, { incarnation: string, lastSeen: number, alive: boolean }>} */
     this.brokers = new Map();
     const saved = rt.disk.read(STATE);
-    /** @type {{ leader: string | null, leaderEpoch: number, isr: string[], replicas: string[] }} */
-    this.state = saved ? JSON.parse(saved) : { leader: null, leaderEpoch: -1, isr: [...replicas], replicas: [...replicas] };
+    /** @type {{ leader: string | null, leaderEpoch: number, isr: string[], replicas: string[], elr: string[] }} */
+    this.state = saved ? JSON.parse(saved) : { leader: null, leaderEpoch: -1, isr: [...replicas], replicas: [...replicas], elr: [] };
     this.txnCoordinator = new TransactionCoordinator(rt, () => this.state.leader);
   }
 
@@ -79,18 +86,36 @@ export class KafkaController {
       b.lastSeen = now;
       return;
     }
+    // A new incarnation is a broker that went down without a clean shutdown.
+    const restarted = b !== undefined && b.incarnation !== incarnation;
     this.brokers.set(broker, { incarnation, lastSeen: now, alive: true });
     this.rt.log.info('broker registered', { broker, incarnation });
-    this.onBrokerStartup(broker);
+    this.onBrokerStartup(broker, restarted);
   }
 
-  onBrokerStartup(broker) {
+  onBrokerStartup(broker, restarted) {
     if (!this.state.replicas.includes(broker)) return;
+    if (restarted) this.onUncleanShutdown(broker);
     if (this.state.leader === null && this.state.isr.includes(broker)) {
       const live = this.state.isr.filter((r) => this.brokers.get(r)?.alive);
       return this.elect(broker, live, 'offline partition');
     }
+    if (this.state.leader === null && this.state.elr.includes(broker)) return this.elect(broker, [broker], 'offline partition, eligible leader replica');
     if (this.state.leader !== null) this.sendLeaderAndIsr([broker]);
+  }
+
+  /**
+   * A broker back from a crash may have lost records it had not flushed: it is no longer an
+   * eligible leader replica, and while the partition is offline and eligible leader replicas
+   * are left to wait for, it leaves the ISR too.
+   */
+  onUncleanShutdown(broker) {
+    const elr = this.state.elr.filter((r) => r !== broker);
+    const isr = this.state.leader === null && elr.length ? this.state.isr.filter((r) => r !== broker) : this.state.isr;
+    if (elr.length === this.state.elr.length && isr.length === this.state.isr.length) return;
+    this.state = { ...this.state, isr, elr };
+    this.persist();
+    this.rt.log.info('unclean shutdown: broker no longer eligible to lead', { broker, isr, elr });
   }
 
   checkSessions() {
@@ -110,6 +135,8 @@ export class KafkaController {
     const liveIsr = this.state.isr.filter((r) => !dead.includes(r) && this.brokers.get(r)?.alive);
     if (this.state.leader !== null && dead.includes(this.state.leader)) {
       if (liveIsr.length === 0) {
+        const eligible = this.state.elr.find((r) => !dead.includes(r) && this.brokers.get(r)?.alive);
+        if (eligible) return this.elect(eligible, [eligible], 'leader failure, eligible leader replica');
         this.state = { ...this.state, leader: null };
         this.persist();
         this.rt.log.warn('partition offline', { isr: this.state.isr });
@@ -123,10 +150,21 @@ export class KafkaController {
   }
 
   elect(leader, isr, reason, replicas = this.state.replicas) {
-    this.state = { leader, leaderEpoch: this.state.leaderEpoch + 1, isr: [...isr], replicas: [...replicas] };
+    const elr = this.eligibleLeaderReplicas(isr, replicas);
+    this.state = { leader, leaderEpoch: this.state.leaderEpoch + 1, isr: [...isr], replicas: [...replicas], elr };
     this.persist();
     this.rt.log.info('leader elected', { reason, ...this.state });
     this.sendLeaderAndIsr(this.state.replicas.filter((r) => this.brokers.get(r)?.alive));
+  }
+
+  /**
+   * KIP-966: while the ISR is smaller than min.insync.replicas the high watermark cannot move,
+   * so the replicas that left it still hold every committed record and stay eligible to lead.
+   */
+  eligibleLeaderReplicas(isr, replicas) {
+    if (isr.length >= this.minInsyncReplicas) return [];
+    const left = [...this.state.elr, ...this.state.isr.filter((r) => !this.state.elr.includes(r))];
+    return left.filter((r) => !isr.includes(r) && replicas.includes(r));
   }
 
   sendLeaderAndIsr(brokers) {
@@ -161,8 +199,8 @@ export class KafkaController {
     if (from !== this.state.leader || req.leaderEpoch !== this.state.leaderEpoch) return;
     const isr = req.isr.filter((r) => this.state.replicas.includes(r));
     if (!isr.includes(from)) return;
-    this.state = { ...this.state, isr };
+    this.state = { ...this.state, isr, elr: this.eligibleLeaderReplicas(isr, this.state.replicas) };
     this.persist();
-    this.rt.log.info('isr updated', { leader: from, leaderEpoch: this.state.leaderEpoch, isr });
+    this.rt.log.info('isr updated', { leader: from, leaderEpoch: this.state.leaderEpoch, isr, elr: this.state.elr });
   }
 }

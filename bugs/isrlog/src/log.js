@@ -5,7 +5,8 @@
 // leader-epoch-checkpoint (epoch → start offset), the producers' state rebuilt
 // from the log (open transactions and where they start, aborted transactions),
 // and the replication-offset-checkpoint holding the high watermark, written
-// periodically.
+// periodically. Appends are flushed (fsync) at once, or, with a flush interval
+// (log.flush.interval.ms), left to the broker's periodic flush.
 
 const LOG = 'events-0.log';
 const EPOCHS = 'leader-epoch-checkpoint';
@@ -113,6 +114,10 @@ export class Log {
     this.leaderEpochCache = new LeaderEpochFileCache(disk);
     this.leaderEpochCache.truncateFromEnd(this.logEndOffset());
     this.rebuildProducerState();
+    /** false with a flush interval: appended records reach the disk only at the next flush() */
+    this.flushOnAppend = true;
+    /** the offset below which the log is known to be flushed */
+    this.recoveryPoint = this.logEndOffset();
   }
 
   rebuildProducerState() {
@@ -124,7 +129,7 @@ export class Log {
     return this.records.length;
   }
 
-  /** Appends records, assigning offsets from the log end, and flushes. */
+  /** Appends records, assigning offsets from the log end, and flushes them unless flushing is periodic. */
   append(batch) {
     const out = [];
     for (const r of batch) {
@@ -138,9 +143,15 @@ export class Log {
     }
     if (out.length) {
       this.disk.append(LOG, out.map((r) => JSON.stringify(r) + '\n').join(''));
-      this.disk.sync();
+      if (this.flushOnAppend) this.flush();
     }
     return out;
+  }
+
+  /** Forces what was appended to disk (the periodic flush). */
+  flush() {
+    this.disk.sync();
+    this.recoveryPoint = this.logEndOffset();
   }
 
   read(from, max = 100, upTo = this.records.length) {
@@ -152,7 +163,7 @@ export class Log {
     if (offset >= this.records.length) return;
     this.records.length = Math.max(0, offset);
     this.disk.write(LOG, this.records.map((r) => JSON.stringify(r) + '\n').join(''));
-    this.disk.sync();
+    this.flush();
     this.leaderEpochCache.truncateFromEnd(offset);
     this.rebuildProducerState();
   }

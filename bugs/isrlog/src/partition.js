@@ -154,6 +154,7 @@ export class Partition {
   }
 
   appendToLeader(record, done) {
+    if (this.isr.length < this.minInsyncReplicas()) return done({ ok: false, error: 'NOT_ENOUGH_REPLICAS', isr: this.isr });
     const [rec] = this.log.append([record]);
     this.delayedProduces.push({ offset: rec.offset, done: (res) => done({ ...res, offset: rec.offset }) });
     this.maybeIncrementHighWatermark();
@@ -234,8 +235,9 @@ export class Partition {
     this.maybeIncrementHighWatermark();
   }
 
+  /** The high watermark moves only while the ISR has min.insync.replicas members. */
   maybeIncrementHighWatermark() {
-    if (!this.isLeader()) return;
+    if (!this.isLeader() || this.isr.length < this.minInsyncReplicas()) return;
     let hw = this.log.logEndOffset();
     for (const id of this.isr) if (id !== this.rt.id) hw = Math.min(hw, this.remoteReplicas.get(id)?.logEndOffset ?? -1);
     if (hw > this.highWatermark) {
@@ -268,5 +270,9 @@ export class Partition {
 
   controllerId() {
     return String(this.rt.config.controller ?? 'controller');
+  }
+
+  minInsyncReplicas() {
+    return Number(this.rt.config.minInsyncReplicas ?? 1);
   }
 }
