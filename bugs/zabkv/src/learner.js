@@ -71,7 +71,7 @@ export class Follower {
     this.syncs.clear();
   }
 
-  /** Whether the current sync (SNAP or TRUNC) applies committed txns to the tree before they are logged and saves it at NEWLEADER. */
+  /** A SNAP or TRUNC sync, whose tree is saved as the snapshot at NEWLEADER (Learner's snapshotNeeded). */
   get snapshotNeeded() {
     return this.syncMode === 'SNAP' || this.syncMode === 'TRUNC';
   }
