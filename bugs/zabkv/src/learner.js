@@ -3,9 +3,12 @@
 // ACKEPOCH), is brought up to date by syncWithLeader (DIFF, TRUNC or SNAP,
 // then proposals and commits, NEWLEADER, UPTODATE) and then follows the
 // broadcast: each PROPOSAL is logged before it is ACKed, each COMMIT applied
-// to the tree. A SNAP replaces the tree in memory, and the snapshot is written
-// at NEWLEADER; the other txns of a sync are applied once they are logged. Writes from its clients are forwarded to the leader as REQUEST;
-// reads are served from the local tree.
+// to the tree. A SNAP replaces the tree in memory and a TRUNC cuts the txn log
+// back; after either, the sync's committed txns are applied to the tree as they
+// arrive and the tree is written as the snapshot at NEWLEADER (Learner's
+// snapshotNeeded). The txns of a DIFF are applied once they are logged. Writes
+// from its clients are forwarded to the leader as REQUEST; reads are served
+// from the local tree.
 
 import { hexZxid } from './zkdatabase.js';
 
@@ -60,12 +63,17 @@ export class Follower {
 
   shutdown() {
     this.timer?.cancel();
-    // A SNAP sync left before NEWLEADER replaced the tree in memory only: go back to what is on disk.
-    if (this.syncMode === 'SNAP') this.zk.loadDataBase();
+    // A SNAP or TRUNC sync left before NEWLEADER changed the tree in memory only: go back to what is on disk.
+    if (this.snapshotNeeded) this.zk.loadDataBase();
     this.serving = false;
     for (const done of this.pending.values()) done({ ok: false, error: 'connection loss' });
     this.pending.clear();
     this.syncs.clear();
+  }
+
+  /** A SNAP or TRUNC sync, whose tree is saved as the snapshot at NEWLEADER (Learner's snapshotNeeded). */
+  get snapshotNeeded() {
+    return this.syncMode === 'SNAP' || this.syncMode === 'TRUNC';
   }
 
   outstandingCount() {
@@ -150,8 +158,8 @@ export class Follower {
 
   commit(zxid) {
     if (this.phase !== 'sync') return this.apply(this.pendingTxns, zxid);
-    // The snapshot written at NEWLEADER covers what a SNAP sync applies; other txns wait for the log.
-    if (this.syncMode === 'SNAP') return this.apply(this.packetsNotLogged, zxid);
+    // The snapshot written at NEWLEADER covers what a SNAP or TRUNC sync applies; a DIFF's txns wait for the log.
+    if (this.snapshotNeeded) return this.apply(this.packetsNotLogged, zxid);
     this.packetsCommitted.push(zxid);
   }
 
@@ -172,7 +180,7 @@ export class Follower {
   }
 
   newLeader(zxid) {
-    if (this.syncMode === 'SNAP') this.zk.takeSnapshot();
+    if (this.snapshotNeeded) this.zk.takeSnapshot();
     this.syncMode = null;
     this.logSynced();
     this.peer.setCurrentEpoch(this.newEpoch);
