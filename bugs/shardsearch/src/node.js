@@ -8,13 +8,19 @@
 
 import { AllocationService, SHARD } from './cluster/allocation_service.js';
 import { ZenDiscovery } from './discovery/zen_discovery.js';
+import { GatewayAllocator, STARTED_SHARDS, ShardStore } from './gateway/gateway_allocator.js';
 import { IndexShard, ShardStateAction, TransportReplicationAction } from './index/transport_replication_action.js';
 
 export class EsNode {
   /** @param {DDBench.NodeRuntime} rt the node runtime */
   constructor(rt) {
     this.rt = rt;
-    this.allocation = new AllocationService(rt);
+    this.store = new ShardStore(rt, () => this.discovery.state.version);
+    this.gateway = new GatewayAllocator(rt, {
+      localCopy: () => this.store.info(),
+      fetched: () => this.onShardCopiesFetched(),
+    });
+    this.allocation = new AllocationService(rt, this.gateway);
     this.discovery = new ZenDiscovery(rt, {
       applyClusterState: (s) => this.applyClusterState(s),
       reroute: (s) => this.allocation.reroute(s),
@@ -57,14 +63,25 @@ export class EsNode {
       this.localShard = null;
       this.recovery = null;
     }
-    if (!mine) return;
+    if (!mine) {
+      // IndicesStore: the data of a copy no longer allocated here goes once the shard is fully active elsewhere.
+      const active = r.primary && state.nodes.includes(r.primary.node) && r.replicas.length > 0 && r.replicas.every((x) => x.state === 'STARTED');
+      if (active) this.store.remove('shard is active on other nodes');
+      return;
+    }
     if (!this.localShard) {
-      this.localShard = new IndexShard(mine.allocationId, Boolean(mine.primary));
-      this.localShard.recovering = !mine.primary;
-      if (mine.primary) this.rt.log.info('created primary shard', { shard: SHARD });
+      const shard = new IndexShard(mine.allocationId, Boolean(mine.primary), this.store);
+      this.localShard = shard;
+      if (mine.primary) {
+        const onDisk = this.store.copy?.allocationId === mine.allocationId ? this.store.copy : null;
+        for (const [id, v, seqNo] of onDisk?.docs ?? []) shard.index(id, v, seqNo);
+        shard.activate();
+        if (onDisk) this.rt.log.info('opened primary shard from disk', { shard: SHARD, allocationId: mine.allocationId, version: onDisk.version, docs: shard.docs.size });
+        else this.rt.log.info('created primary shard', { shard: SHARD });
+      }
     } else if (mine.primary && !this.localShard.primary) {
       this.localShard.primary = true;
-      this.localShard.recovering = false;
+      this.localShard.activate();
       this.rt.log.info('promoted to primary', { shard: SHARD, allocationId: mine.allocationId, docs: this.localShard.docs.size });
     }
     if (mine.primary) return;
@@ -105,7 +122,7 @@ export class EsNode {
     if (!body.ok) return this.retryRecovery(`${from} does not hold the primary`);
     this.recovery = null;
     for (const [id, v, seqNo] of body.docs) shard.index(id, v, seqNo);
-    shard.recovering = false;
+    shard.activate();
     this.rt.log.info('peer recovery done', { source: from, docs: shard.docs.size });
     this.sendShardStarted();
   }
@@ -135,6 +152,14 @@ export class EsNode {
       d.publish();
     }
     reply({ ok: true });
+  }
+
+  /** The master has every node's answer about its shard copy: reroute, which may open one as primary. */
+  onShardCopiesFetched() {
+    const d = this.discovery;
+    if (!d.isMaster()) return;
+    d.updateState('async_shard_fetch', (s) => s);
+    d.publish();
   }
 
   // ---- messages -----------------------------------------------------------------------
@@ -191,6 +216,8 @@ export class EsNode {
       case 'internal:cluster/shard/failureResp':
       case 'internal:cluster/shard/startedResp':
         return this.shardStateAction.onResponse(body);
+      case STARTED_SHARDS: return this.rt.send(from, STARTED_SHARDS + 'Resp', { copy: this.store.info() });
+      case STARTED_SHARDS + 'Resp': return this.gateway.onResponse(from, body);
       case 'internal:index/shard/recovery/start_recovery': return this.onRecoveryRequest(from, body);
       case 'internal:index/shard/recovery/start_recoveryResp': return this.onRecoveryResponse(from, body);
       case 'indices:data/write/index[r]': return this.replication.performOnReplica(from, body);
@@ -255,6 +282,7 @@ export class EsNode {
       joining: this.discovery.joining,
       discovered: this.discovery.discovered,
       shard: this.localShard ? { allocationId: this.localShard.allocationId, primary: this.localShard.primary, recovering: this.localShard.recovering, maxSeqNo: this.localShard.maxSeqNo, docCount: this.localShard.docs.size } : null,
+      onDisk: this.store.info(),
       docs,
     };
   }

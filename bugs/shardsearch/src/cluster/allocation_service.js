@@ -3,14 +3,17 @@
 // one shard (`docs/0`) and `numberOfReplicas` replicas. The routing table names
 // the primary and each replica by node and allocation id, with the replica's
 // state (INITIALIZING until its recovery finishes, then STARTED) and the set of
-// in-sync allocation ids: only an in-sync copy may be promoted to primary.
+// in-sync allocation ids: only an in-sync copy may be promoted to primary. A primary
+// whose node left with no replica to promote is unassigned until the gateway
+// allocator finds a copy on disk to open (gateway/gateway_allocator.js).
 
 export const SHARD = 'docs/0';
 
 export class AllocationService {
-  /** @param {DDBench.NodeRuntime} rt the node runtime */
-  constructor(rt) {
+  /** @param {DDBench.NodeRuntime} rt the node runtime @param {import('../gateway/gateway_allocator.js').GatewayAllocator} gateway */
+  constructor(rt, gateway) {
     this.rt = rt;
+    this.gateway = gateway;
     this.numberOfReplicas = Number(rt.config.numberOfReplicas ?? 1);
     this.allocSeq = 0;
   }
@@ -29,13 +32,28 @@ export class AllocationService {
     if (r.primary && !nodes.includes(r.primary.node)) {
       const promoted = r.replicas.find((x) => x.state === 'STARTED' && r.inSync.includes(x.allocationId));
       this.rt.log.info('primary shard lost', { shard: SHARD, node: r.primary.node, promoted: promoted?.node ?? null });
-      // Without an in-sync replica the primary stays assigned to its node: it is the only copy with the data.
       if (promoted) {
         r.primary = { node: promoted.node, allocationId: promoted.allocationId };
         r.replicas = r.replicas.filter((x) => x !== promoted);
+      } else {
+        // Unassigned until a copy on disk is opened as primary; replicas cannot recover without one.
+        r.primary = null;
+        r.replicas = [];
       }
     }
-    r.inSync = r.inSync.filter((id) => id === r.primary?.allocationId || r.replicas.some((x) => x.allocationId === id));
+    // While the primary is unassigned the in-sync set keeps naming the copies that hold every acknowledged write.
+    if (r.primary) {
+      r.inSync = r.inSync.filter((id) => id === r.primary.allocationId || r.replicas.some((x) => x.allocationId === id));
+      this.gateway.clear();
+    } else if (prev?.created) {
+      const copy = this.gateway.primaryCopy(state, r.inSync);
+      if (copy) {
+        r.primary = { node: copy.node, allocationId: copy.allocationId };
+        r.inSync = [copy.allocationId];
+        this.gateway.clear();
+        this.rt.log.info('allocated existing primary copy', { shard: SHARD, node: copy.node, allocationId: copy.allocationId, version: copy.version });
+      }
+    }
     // Data goes to the nodes other than the master when there are enough of them.
     const holders = () => [r.primary?.node, ...r.replicas.map((x) => x.node)].filter(Boolean);
     const pool = () => {

@@ -2,7 +2,8 @@
 // TransportReplicationAction, IndexShard, PeerRecoveryTargetService and
 // ShardStateAction (node side). A write goes to the node holding the primary
 // (indices:data/write/index), which indexes it with the next sequence number and
-// sends it to every assigned replica (indices:data/write/index[r]). A replica that
+// sends it to every assigned replica (indices:data/write/index[r]); an active copy
+// writes every operation to the node's disk (gateway/gateway_allocator.js). A replica that
 // does not answer in time is reported to the master as failed
 // (internal:cluster/shard/failure) so that it leaves the in-sync set. A new replica
 // copies the primary's documents (internal:index/shard/recovery/start_recovery)
@@ -12,19 +13,29 @@
 import { SHARD } from '../cluster/allocation_service.js';
 
 export class IndexShard {
-  constructor(allocationId, primary) {
+  /** @param {string} allocationId @param {boolean} primary @param {import('../gateway/gateway_allocator.js').ShardStore} store the node's copy on disk */
+  constructor(allocationId, primary, store) {
     this.allocationId = allocationId;
     this.primary = primary;
+    this.store = store;
     /** @type {Map<string, { v: any, seqNo: number }>} */
     this.docs = new Map();
     this.maxSeqNo = 0;
-    this.recovering = false;
+    this.recovering = true;
   }
 
+  /** Applies an operation; an active copy writes it to disk before it is acknowledged. */
   index(id, v, seqNo) {
     const cur = this.docs.get(id);
     if (!cur || cur.seqNo < seqNo) this.docs.set(id, { v, seqNo });
     this.maxSeqNo = Math.max(this.maxSeqNo, seqNo);
+    if (!this.recovering) this.store.persist(this);
+  }
+
+  /** The copy is active (a primary, or a replica whose recovery finished): it is written to disk from now on. */
+  activate() {
+    this.recovering = false;
+    this.store.persist(this);
   }
 }
 
