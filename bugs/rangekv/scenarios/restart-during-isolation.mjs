@@ -4,7 +4,7 @@ import { brief, connect, converge } from './lib/client.mjs';
 /** The raft tick (system.json tickMs). */
 const TICK_MS = 25;
 /** How long before the cut-off follower's next election the other follower is restarted. */
-const LEAD_MS = 450;
+const LEAD_MS = 2000;
 
 const range1 = (s) => s?.ranges.find((r) => r.rangeId === 1);
 
@@ -16,7 +16,9 @@ export default {
     'the other follower crashes and restarts at once. The two stores that can talk elect a leaseholder, which ' +
     "acknowledges v1 for 'k'; right after that, 'k' is read on the cut-off leaseholder, which must not answer v0. " +
     'Then the network heals, range 1 takes a last write and every store converges on it.',
-  timeoutMs: 120000,
+  timeoutMs: 150000,
+  // Longer timeouts than the defaults, as on hosts spread over racks; the lease stays below the election timeout.
+  config: { electionTimeoutMs: [5000, 10000], leaseMs: 4000 },
   async run(t) {
     const kv = await connect(t, 'client-0');
     const a = await kv.findLeaseholder(1);
@@ -32,16 +34,20 @@ export default {
 
     t.partition([[a, c], [b]]);
     t.note('cut off a follower of range 1', { leaseholder: a, follower: b });
-    const rb = range1(await t.state(b));
-    const untilElection = Math.max(0, (rb.electionTimeout - rb.electionElapsed) * TICK_MS);
-    await t.sleep(Math.max(0, untilElection - LEAD_MS));
+    // Wait until the cut-off follower's election timer is about to fire (its state shows the timer, in ticks).
+    for (;;) {
+      const rb = range1(await t.state(b));
+      const untilElection = (rb.electionTimeout - rb.electionElapsed) * TICK_MS;
+      if (untilElection <= LEAD_MS) break;
+      await t.sleep(Math.min(untilElection - LEAD_MS, 200));
+    }
 
     t.partition([[a], [b, c]]);
     await t.restart(c);
     t.note('cut off the leaseholder and restarted the other follower', { leaseholder: a, restarted: c });
 
     let w1 = null;
-    const elect = t.deadline(8000);
+    const elect = t.deadline(30000);
     while (!elect.expired && w1 === null) {
       for (const n of [b, c]) {
         const r = await kv.send(n, 'Put', { key: 'k', value: 'v1' }, 1000);
