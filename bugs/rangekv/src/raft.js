@@ -131,7 +131,8 @@ export class RawNode {
     this.resetRandomizedElectionTimeout();
     this.rt.log.info('campaign', { range: this.rangeId, term: this.term, transfer });
     const last = this.lastIndex();
-    for (const p of this.peers) this.send(p, 'MsgVote', { term: this.term, index: last, logTerm: this.termAt(last) });
+    // A transfer's campaign is forced: voters grant it even while they still follow a leader.
+    for (const p of this.peers) this.send(p, 'MsgVote', { term: this.term, index: last, logTerm: this.termAt(last), force: transfer });
   }
 
   becomeLeader() {
@@ -147,7 +148,18 @@ export class RawNode {
 
   // ---- messages ------------------------------------------------------------
 
+  /** Whether this replica heard from a live leader within the election timeout (etcd's inLease, with CheckQuorum). */
+  inLeaderLease() {
+    return this.lead !== '' && this.electionElapsed < this.cfg.electionTicks;
+  }
+
   step(from, type, m) {
+    if (type === 'MsgVote' && m.term > this.term && !m.force && this.inLeaderLease()) {
+      // Leader stickiness (raft §6 / etcd CheckQuorum): while a leader is known to be alive, a vote
+      // request does not bump our term and is not granted.
+      this.rt.log.info('ignored vote: lease is not expired', { range: this.rangeId, from, term: m.term, leader: this.lead, remainingTicks: this.cfg.electionTicks - this.electionElapsed });
+      return;
+    }
     if (m.term > this.term) {
       const lead = type === 'MsgApp' || type === 'MsgHeartbeat' || type === 'MsgTimeoutNow' ? from : '';
       this.becomeFollower(m.term, lead);

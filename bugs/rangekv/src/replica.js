@@ -34,9 +34,9 @@ export class Replica {
    * @param {{ rangeId: number, start: string, end: string, generation: number }} desc
    * @param {import('./hlc.js').Clock} clock
    * @param {import('./mvcc.js').Engine} engine the store's engine
-   * @param {{ send: (to: string, rangeId: number, type: string, body: any) => void, split: (right: { rangeId: number, start: string, end: string, generation: number }, campaign: boolean) => void }} store
+   * @param {{ send: (to: string, rangeId: number, type: string, body: any) => void, split: (right: { rangeId: number, start: string, end: string, generation: number }, campaign: boolean) => void, uptimeTicks: () => number }} store
    */
-  constructor(rt, desc, clock, engine, { send, split }) {
+  constructor(rt, desc, clock, engine, { send, split, uptimeTicks }) {
     this.rt = rt;
     this.desc = desc;
     this.clock = clock;
@@ -48,6 +48,7 @@ export class Replica {
     );
     this.engine = engine;
     this.splitTo = split;
+    this.uptimeTicks = uptimeTicks;
     this.applied = 0;
     this.tsCache = null;
     /** @type {Map<string, { term: number, at: number }>} when each peer last answered a leader of ours, and in which term */
@@ -78,6 +79,13 @@ export class Replica {
     if (type === 'MsgReadIndex') return this.onReadIndex(from, body.ctx);
     if (type === 'MsgReadIndexResp') return this.onReadIndexResp(body);
     if ((type === 'MsgAppResp' || type === 'MsgHeartbeatResp') && body.term === this.raft.term) this.lastAck.set(from, { term: body.term, at: this.rt.now() });
+    if (type === 'MsgVote' && !body.force && this.uptimeTicks() < this.raft.cfg.electionTicks) {
+      // A store that just started does not know whether some leader's lease, renewed by this very
+      // store before it went down, is still running: it grants no vote for an election timeout
+      // (TiKV raftstore's check against the node start time).
+      this.rt.log.info('ignored vote: store started within an election timeout', { range: this.desc.rangeId, from, term: body.term });
+      return;
+    }
     this.raft.step(from, type, body);
   }
 
@@ -353,6 +361,8 @@ export class Replica {
       term: r.term,
       leader: r.lead || null,
       leaseValid: r.state === StateLeader ? this.leaseValid() : false,
+      electionElapsed: r.electionElapsed,
+      electionTimeout: r.randomizedElectionTimeout,
       commit: r.committed,
       applied: this.applied,
       lastIndex: r.lastIndex(),

@@ -35,6 +35,8 @@ export class Store {
     /** @type {Replica[]} ordered by rangeId */
     this.replicas = RANGES.map((d) => this.newReplica({ ...d, generation: 1 }));
     this.txnSeq = 0;
+    /** Ticks since this store started (a steady clock; rt.now() is wall-clock time and may jump). */
+    this.ticks = 0;
   }
 
   start() {
@@ -42,6 +44,7 @@ export class Store {
     this.rt.exposeState(() => this.state());
     this.rt.log.info('store started', { ranges: this.replicas.map((r) => ({ range: r.desc.rangeId, lastIndex: r.raft.lastIndex(), term: r.raft.term })) });
     const loop = () => {
+      this.ticks++;
       for (const r of this.replicas) r.tick();
       this.flush();
       this.rt.setTimer(this.tickMs, loop);
@@ -53,6 +56,7 @@ export class Store {
     return new Replica(this.rt, desc, this.clock, this.engine, {
       send: (to, rangeId, type, body) => this.queue(to, rangeId, type, body),
       split: (right, campaign) => this.splitApplied(right, campaign),
+      uptimeTicks: () => this.ticks,
     });
   }
 
