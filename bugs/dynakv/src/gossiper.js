@@ -7,6 +7,8 @@
 // for convictMs is convicted and marked down.
 
 const MAX_VERSION = Number.MAX_SAFE_INTEGER;
+/** How long a shadow round waits for the contact nodes' answers. */
+const SHADOW_REQUEST_TIMEOUT_MS = 1000;
 
 export const STATUS = 'STATUS';
 export const TOKENS = 'TOKENS';
@@ -62,6 +64,8 @@ export class Gossiper {
     /** @type {Map<string, number>} evicted endpoint → when it was evicted (quarantine) */
     this.justRemovedEndpoints = new Map();
     this.versionSeq = 0;
+    /** the shadow round under way, if any: the contact nodes' answers so far */
+    this.shadowRound = null;
     this.enabled = false;
     this.timer = null;
   }
@@ -152,6 +156,9 @@ export class Gossiper {
   // ---- the three messages ----
 
   onMessage(from, type, body) {
+    // The shadow round's verb is answered whether or not this node gossips (yet).
+    if (type === 'GossipGetEndpointStates') return this.rt.send(from, 'GossipGetEndpointStatesResp', { states: this.copyOfStates() });
+    if (type === 'GossipGetEndpointStatesResp') return this.handleGetEndpointStatesResp(from, body);
     if (!this.enabled) return;
     switch (type) {
       case 'GossipDigestSyn':
@@ -306,5 +313,56 @@ export class Gossiper {
     this.justRemovedEndpoints.set(ep, this.rt.now());
     this.rt.log.info('evicted endpoint from gossip', { endpoint: ep });
     this.subscriber.onRemove(ep);
+  }
+
+  // ---- the shadow round (a restart) ----
+
+  copyOfStates() {
+    const states = {};
+    for (const [ep, st] of this.endpointStateMap) states[ep] = copyOf(st);
+    return states;
+  }
+
+  /**
+   * The shadow round of a restart: before this node gossips, asks `nodes` for the endpoint states they
+   * hold, and calls done(states) with the newest state of every endpoint among the answers.
+   */
+  doShadowRound(nodes, done) {
+    const round = { talked: new Map(), answered: () => {} };
+    this.shadowRound = round;
+    this.rt.log.info('gossip shadow round started', { nodes });
+    const finish = () => {
+      this.shadowRound = null;
+      const states = {};
+      for (const answer of round.talked.values()) {
+        for (const [ep, st] of Object.entries(answer)) {
+          const cur = states[ep];
+          if (!cur || st.generation > cur.generation || (st.generation === cur.generation && maxVersion(st) > maxVersion(cur))) states[ep] = st;
+        }
+      }
+      done(states);
+    };
+    const settle = () => {
+      timer.cancel();
+      for (const ep of nodes) if (!round.talked.has(ep)) this.rt.log.warn('get endpoint states request timed out', { endpoint: ep });
+      if (round.talked.size > 0) {
+        this.rt.log.info('gossip shadow round finished', { talked: [...round.talked.keys()].sort() });
+        return finish();
+      }
+      this.rt.log.warn('no contact node answered, skipping the shadow round', { nodes });
+      finish();
+    };
+    round.answered = () => {
+      if (nodes.every((ep) => round.talked.has(ep))) settle();
+    };
+    for (const ep of nodes) this.rt.send(ep, 'GossipGetEndpointStates', {});
+    const timer = this.rt.setTimer(SHADOW_REQUEST_TIMEOUT_MS, settle);
+  }
+
+  handleGetEndpointStatesResp(from, { states }) {
+    const round = this.shadowRound;
+    if (!round) return; // an answer that comes after the round is over
+    round.talked.set(from, states ?? {});
+    round.answered();
   }
 }

@@ -18,16 +18,36 @@ export class StorageService {
     this.cfs = new ColumnFamilyStore(rt);
     this.proxy = new StorageProxy(rt, this);
     this.gossiper = new Gossiper(rt, this);
+    /** STARTING until the node gossips, then NORMAL; FAILED if it could not start */
+    this.operationMode = 'STARTING';
   }
 
   start() {
     this.rt.onMessage((msg) => this.onMessage(msg));
     this.rt.exposeState(() => this.state());
-    for (const [ep, tokens] of Object.entries(this.loadPeers())) this.tokenMetadata.updateNormalTokens(tokens, ep);
+    const peers = this.loadPeers();
+    for (const [ep, tokens] of Object.entries(peers)) this.tokenMetadata.updateNormalTokens(tokens, ep);
     this.tokenMetadata.updateNormalTokens(initialTokens(this.rt.id, this.numTokens), this.rt.id);
-    const { sstables, replayed } = this.cfs.open();
+    const loaded = this.cfs.open();
+    if (Object.keys(peers).length === 0) return this.joinCluster(loaded);
+    // A restart: learn what the cluster knows of this node (the shadow round) before gossiping.
+    this.gossiper.doShadowRound(Object.keys(peers).sort(), (states) => {
+      if (isDeadState(states[this.rt.id])) {
+        return this.startupFailed('this node was removed from the cluster and cannot rejoin it', { status: statusOf(states[this.rt.id]) });
+      }
+      this.joinCluster(loaded);
+    });
+  }
+
+  joinCluster({ sstables, replayed }) {
     const generation = this.startGossiping();
+    this.operationMode = 'NORMAL';
     this.rt.log.info('node started', { generation, peers: this.tokenMetadata.endpoints().length - 1, sstables, replayed });
+  }
+
+  startupFailed(reason, fields = {}) {
+    this.operationMode = 'FAILED';
+    this.rt.log.error('startup failed', { reason, ...fields });
   }
 
   /** Gossip starts under a new generation: one more than the last one used, persisted first. */
@@ -106,6 +126,7 @@ export class StorageService {
     if (this.rt.nodes.includes(from)) return this.onPeerMessage(from, type, body ?? {});
     const req = body ?? {};
     const reply = (res) => this.rt.send(from, type + 'Resp', { reqId: req.reqId ?? null, ...res });
+    if (this.operationMode !== 'NORMAL') return reply({ ok: false, error: this.operationMode === 'FAILED' ? 'startup failed' : 'starting' });
     switch (type) {
       case 'Status':
         return reply({ ok: true, ...this.status() });
@@ -202,6 +223,7 @@ export class StorageService {
       ...this.status(),
       gossip,
       quarantine: [...this.gossiper.justRemovedEndpoints.keys()],
+      operationMode: this.operationMode,
       gossipEnabled: this.gossiper.isEnabled(),
       smp: this.cfs.smp,
       keyCount,
