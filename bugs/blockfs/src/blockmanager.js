@@ -26,6 +26,10 @@ export class BlockManager {
     this.rt = rt;
     this.expectedReplication = expectedReplication;
     this.deadNodeMs = Number(rt.config.deadNodeMs ?? 1000);
+    /** How late a heartbeat scan may come before it is taken for a stall of this NameNode itself. */
+    this.heartbeatRecheckMs = this.deadNodeMs / 2;
+    /** When the last heartbeat scan ran (HeartbeatManager's stopwatch). */
+    this.lastHeartbeatCheck = rt.now();
     this.pendingTimeoutMs = Number(rt.config.pendingReplicationTimeoutMs ?? 2000);
     /** @type {Map<string, any>} DatanodeDescriptor by node id */
     this.datanodes = new Map();
@@ -93,6 +97,14 @@ export class BlockManager {
   /** HeartbeatManager: nodes silent for deadNodeMs are dead; their replicas no longer count. */
   heartbeatCheck() {
     const now = this.rt.now();
+    const sinceLast = now - this.lastHeartbeatCheck;
+    this.lastHeartbeatCheck = now;
+    if (sinceLast > this.heartbeatRecheckMs) {
+      // This NameNode itself stood still (a long GC pause): the heartbeats that came in meanwhile are not
+      // handled yet, so the silence is its own. Skip this scan (HDFS's shouldAbortHeartbeatCheck).
+      this.rt.log.warn('heartbeat scan late, skipping it', { sinceLastMs: sinceLast });
+      return;
+    }
     for (const dn of this.datanodes.values()) {
       if (!dn.alive || now - dn.lastHeartbeat <= this.deadNodeMs) continue;
       dn.alive = false;
