@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadUpstreamSet, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
+import { findSystem, loadUpstreamSet, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
+import { materialiseBuggySource } from '../../src/core/bugs/workspace';
+import { applyUnifiedDiff } from '../../src/core/patch/unified';
+import { runScenarioTrials } from '../../src/core/repro/trials';
 import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import { validateBug } from '../../src/core/verify/validate';
 
@@ -15,6 +18,14 @@ import { validateBug } from '../../src/core/verify/validate';
  */
 const FULL = process.env.DDBENCH_VALIDATE === 'full';
 const QUICK = { trials: 1, regressionTrials: 1, concurrency: 1 };
+const DEGENERATE = path.join(__dirname, 'degenerate');
+/** Shortcut patches a pilot bug needs at least (the miniatures' rule). */
+const MIN_DEGENERATE = 2;
+
+function degeneratePatches(bugId: string): string[] {
+  const dir = path.join(DEGENERATE, bugId);
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.patch')).map((f) => path.join(dir, f)) : [];
+}
 
 describe('the pilot tier (real upstream code)', function () {
   this.timeout(30 * 60_000);
@@ -37,6 +48,38 @@ describe('the pilot tier (real upstream code)', function () {
     for (const b of bugs) {
       assert.ok(b.manifest.regression.length > 0, `${b.id} has no regression checks`);
       assert.ok(fs.existsSync(path.join(b.dir, 'bug.patch')), `${b.id}: no bug.patch`);
+    }
+  });
+
+  it(`has ${MIN_DEGENERATE}+ shortcut patches for every pilot bug, each rejected live (the reproducer, else a regression check, fails)`, async function () {
+    if (bugs.length === 0) this.skip();
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-degenerate-'));
+    try {
+      const accepted: string[] = [];
+      for (const bug of bugs) {
+        const patches = degeneratePatches(bug.id);
+        assert.ok(patches.length >= MIN_DEGENERATE, `${bug.id} has ${patches.length} shortcut patches`);
+        const system = findSystem(catalog, bug.system);
+        for (const file of patches) {
+          const dir = path.join(root, `${bug.id}--${path.basename(file, '.patch')}`);
+          materialiseBuggySource(system, bug, dir);
+          applyUnifiedDiff(dir, fs.readFileSync(file, 'utf8'), file);
+          let why: string | undefined;
+          for (const scenario of [bug.manifest.reproducer.scenario, ...bug.manifest.regression]) {
+            const r = await runScenarioTrials(system, dir, scenario, path.join(dir, '.runs'), { trials: 1, concurrency: 1 });
+            if (r.failed > 0) {
+              why = `${scenario}: ${r.trials[0]?.reason ?? ''}`;
+              break;
+            }
+          }
+          console.log(`      ${bug.id}/${path.basename(file, '.patch')}: ${why === undefined ? 'ACCEPTED (wrongly)' : `rejected — ${why.split('\n')[0]}`}`);
+          if (why === undefined) accepted.push(file);
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      }
+      assert.deepEqual(accepted, []);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 
