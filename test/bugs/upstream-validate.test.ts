@@ -91,7 +91,8 @@ describe('the pilot tier (real upstream code)', function () {
       for (const bug of bugs) {
         const first = await validateBug(catalog, bug, { keepRuns: runs, ...(FULL ? { concurrency: 1 } : QUICK) });
         const onlyBuggyPassed = !FULL && !first.ok && first.problems.every((p) => /reproducer fails on the buggy code in 0\/1 trials/.test(p));
-        const r = onlyBuggyPassed ? await validateBug(catalog, bug, { keepRuns: runs, ...QUICK }) : first;
+        // In a folder of its own: a run folder holds the nodes' data, which a second run in it would start from.
+        const r = onlyBuggyPassed ? await validateBug(catalog, bug, { keepRuns: path.join(runs, 'second-sample'), ...QUICK }) : first;
         console.log(`      ${bug.id}: buggy fails ${r.buggy.failed}/${r.buggy.trials.length}, fix passes ${r.fixed.passed}/${r.fixed.trials.length}, ${r.regression.filter((x) => x.result.failed === 0).length}/${r.regression.length} regression runs pass`);
         problems.push(...r.problems.map((p) => `${bug.id}: ${p}`));
       }

@@ -87,7 +87,8 @@ describe('bug set validation', function () {
         const first = await validateBug(catalog, bug, { keepRuns: runs, ...(FULL ? {} : QUICK) });
         // One live trial samples a rate: a bug that fails 90-99% of trials (dynakv-removed-node-lingers, 93%) passes a single one now and then. Its buggy code gets a second sample, never its fix.
         const onlyBuggyPassed = !FULL && !first.ok && first.problems.every((p) => /reproducer fails on the buggy code in 0\/1 trials/.test(p));
-        const r = onlyBuggyPassed ? await validateBug(catalog, bug, { keepRuns: runs, ...QUICK }) : first;
+        // In a folder of its own: a run folder holds the nodes' data, which a second run in it would start from.
+        const r = onlyBuggyPassed ? await validateBug(catalog, bug, { keepRuns: path.join(runs, 'second-sample'), ...QUICK }) : first;
         const regression = FULL ? [] : await simulatedRegression(catalog, bug, path.join(runs, `${bug.id}-regression`));
         console.log(`      ${summary(r)}${regression.length ? ` — ${regression.join('; ')}` : ''}`);
         if (!r.ok) await printWhyFixedFailed(r);
