@@ -59,9 +59,10 @@ function runtimeDir(): string {
 
 /**
  * The system folders and files, read-only at their own paths, that any program in a
- * bubblewrap sandbox needs; `visible` lists the folders bound.
+ * bubblewrap sandbox needs; `visible` lists the folders bound. Whatever of `hidden` (the
+ * harness, the bug set) lies under one of them stays out of sight.
  */
-export function bwrapSystemBinds(): { args: string[]; visible: string[] } {
+export function bwrapSystemBinds(hidden: readonly string[] = []): { args: string[]; visible: string[] } {
   const args: string[] = [];
   const visible: string[] = [];
   for (const dir of SYSTEM_DIRS) {
@@ -78,23 +79,22 @@ export function bwrapSystemBinds(): { args: string[]; visible: string[] } {
     }
   }
   for (const file of SYSTEM_FILES) args.push('--ro-bind-try', file, file);
+  const runtime = runtimeDir();
+  for (const h of hidden.map(real)) if (visible.some((v) => within(h, v)) && !within(runtime, h)) args.push('--tmpfs', h);
   return { args, visible };
 }
 
 function bwrapArgs(spec: SandboxSpec, hidden: string[]): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--clearenv'];
   if (spec.debuggable === true) args.push('--share-net');
-  const system = bwrapSystemBinds();
+  const system = bwrapSystemBinds(hidden);
   args.push(...system.args);
-  const visible = system.visible;
   const runtime = runtimeDir();
-  if (!visible.some((v) => within(runtime, v))) {
+  if (!system.visible.some((v) => within(runtime, v))) {
     args.push('--ro-bind', runtime, runtime);
-    visible.push(runtime);
+    for (const h of hidden) if (within(h, runtime) && !within(runtime, h)) args.push('--tmpfs', h);
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  // Whatever of the harness, the bug set or the user's home lies under a system folder stays out of sight.
-  for (const h of hidden) if (visible.some((v) => within(h, v)) && !within(runtime, h)) args.push('--tmpfs', h);
   for (const p of spec.readOnly) args.push('--ro-bind', real(p), real(p));
   for (const h of spec.hide ?? []) if (fs.existsSync(h)) args.push('--tmpfs', real(h));
   for (const p of spec.readWrite) args.push('--bind', real(p), real(p));

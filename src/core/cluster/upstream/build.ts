@@ -6,6 +6,7 @@ import { UserError } from '../../errors';
 import { packageRoot } from '../../paths';
 import { bwrapProgram } from '../../sandbox/isolation';
 import { bwrapSystemBinds } from '../../sandbox/sandbox';
+import { readLines } from '../../../runtime/ndjson';
 import { upstreamCacheDir } from './cache';
 import { hashTree } from './source-hash';
 import type { UpstreamSpec } from '../../bugs/upstream-spec';
@@ -78,9 +79,8 @@ export async function buildUpstream(systemId: string, spec: UpstreamSpec, srcDir
     const env: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8' };
     for (const [k, v] of Object.entries(spec.build.env)) env[k] = fill(v);
     for (const c of caches) env[c.variable] = c.inner;
-    const system = bwrapSystemBinds();
+    const system = bwrapSystemBinds([packageRoot(), defaultBugsDir()]);
     const args = ['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--clearenv', ...system.args, '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'];
-    for (const h of [packageRoot(), defaultBugsDir()]) if (system.visible.some((v) => within(h, v))) args.push('--tmpfs', h);
     args.push('--tmpfs', BUILD_ROOT, '--ro-bind', fs.realpathSync(srcDir), src, '--bind', out, OUT);
     for (const c of caches) args.push('--bind', c.host, c.inner);
     for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
@@ -103,11 +103,6 @@ export async function buildUpstream(systemId: string, spec: UpstreamSpec, srcDir
   return { hash, dir, binary, cached: false, durationMs: Date.now() - started };
 }
 
-function within(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 function run(command: string, args: string[], opts: BuildOptions): Promise<{ code: number | null; tail: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: {}, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -117,16 +112,8 @@ function run(command: string, args: string[], opts: BuildOptions): Promise<{ cod
       if (tail.length > OUTPUT_LINES) tail.shift();
       opts.onLine?.(line);
     };
-    for (const stream of [child.stdout, child.stderr]) {
-      let partial = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        const lines = (partial + chunk).split('\n');
-        partial = lines.pop() ?? '';
-        lines.forEach(onLine);
-      });
-      stream.on('end', () => partial && onLine(partial));
-    }
+    readLines(child.stdout, onLine);
+    readLines(child.stderr, onLine);
     const kill = () => {
       if (child.pid !== undefined) {
         try {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SystemEntry } from '../../bugs/catalog';
 import { UserError } from '../../errors';
+import { readLines } from '../../../runtime/ndjson';
 import { buildUpstream, type UpstreamBuild } from './build';
 
 /** What running real binaries needs besides each system's own packages: the sandbox and the run network's tools. */
@@ -77,16 +78,13 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, opts: Pick
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
     const tail: string[] = [];
-    const take = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (line === '') continue;
-        tail.push(line);
-        if (tail.length > 40) tail.shift();
-        opts.onLine?.(line);
-      }
+    const take = (line: string) => {
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      opts.onLine?.(line);
     };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
+    readLines(child.stdout, take);
+    readLines(child.stderr, take);
     child.once('error', (err) => reject(new UserError(`cannot run ${path.basename(command)}: ${err.message}`)));
     child.once('close', (code) => resolve({ code, tail }));
   });

@@ -288,9 +288,8 @@ export class UpstreamCluster implements Cluster {
         .replaceAll('{id}', slot.id)
         .replaceAll('{dataDir}', DATA_DIR);
     const binary = `${BIN_DIR}/${path.basename(built.binary)}`;
-    const system = bwrapSystemBinds();
+    const system = bwrapSystemBinds([packageRoot(), defaultBugsDir()]);
     const args = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', ...system.args, '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'];
-    for (const h of [packageRoot(), defaultBugsDir()]) if (system.visible.some((v) => within(h, v))) args.push('--tmpfs', h);
     args.push('--ro-bind', built.dir, BIN_DIR, '--bind', slot.dataDir, DATA_DIR, '--clearenv', '--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', '/tmp', '--chdir', DATA_DIR, '--');
     // As root the node drops to its own uid (the run network tells its packets apart by it) and every capability.
     const drop = me.uid !== undefined ? ['setpriv', `--reuid=${me.uid}`, `--regid=${me.uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs'] : [];
@@ -427,11 +426,6 @@ function chownTree(dir: string, uid: number): void {
     if (entry.isDirectory()) chownTree(p, uid);
     else fs.lchownSync(p, uid, uid);
   }
-}
-
-function within(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function parseJson(text: string): Json {
