@@ -14,10 +14,12 @@ void (async () => {
     text = text.replace(block, (_, start: string, end: string) => `${start}${table}${end}`);
   }
   // The prose count ("46 bugs in them (14 of tier 1, 26 of tier\n2, 6 of tier 3") follows the tables.
-  const tiers = [1, 2, 3].map((t) => catalog.bugs.filter((b) => b.manifest.tier === t).length);
+  // The sentence counts the miniatures; the pilot tier's bugs in real code are named apart.
+  const miniatures = catalog.bugs.filter((b) => b.kind === 'miniature');
+  const tiers = [1, 2, 3].map((t) => miniatures.filter((b) => b.manifest.tier === t).length);
   const count = /\d+ bugs in them \(\d+ of tier 1, \d+ of tier\s+2, \d+ of tier 3/;
   if (!count.test(text)) throw new Error('README.md has no "N bugs in them (… of tier 1, … of tier 2, … of tier 3" sentence');
-  text = text.replace(count, (m) => m.replace(/^\d+/, String(catalog.bugs.length)).replace(/\d+ of tier 1/, `${tiers[0]} of tier 1`).replace(/\d+ of tier(\s+)2/, `${tiers[1]} of tier$12`).replace(/\d+ of tier 3/, `${tiers[2]} of tier 3`));
+  text = text.replace(count, (m) => m.replace(/^\d+/, String(miniatures.length)).replace(/\d+ of tier 1/, `${tiers[0]} of tier 1`).replace(/\d+ of tier(\s+)2/, `${tiers[1]} of tier$12`).replace(/\d+ of tier 3/, `${tiers[2]} of tier 3`));
   fs.writeFileSync(readme, text);
   console.log(`${catalog.bugs.length} bugs from ${catalog.systems.length} systems written to the README`);
 })();

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
+import { BUG_KINDS } from '../core/bugs/catalog';
 import { Isolation } from '../core/sandbox/levels';
 import { BACKENDS, backendOptions, type BackendOptions } from '../core/cluster';
 import { UserError } from '../core/errors';
@@ -191,3 +192,9 @@ export function limitOptions(help: { maxSteps: string; maxAttempts: string; maxT
     }),
   );
 }
+
+/** `--kind`: narrows "every bug" to the miniatures or to the pilot tier in real upstream code. */
+export const kindOptions = optionGroup(
+  [new Option('--kind <kind>', 'with every bug (no ids, or all): only the miniatures or only the bugs in real upstream code').choices([...BUG_KINDS])],
+  z.object({ kind: z.enum(BUG_KINDS).optional() }),
+);

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { BugEntry, Catalog, SystemEntry } from '../core/bugs/catalog';
+import { upstreamMissing } from '../core/bugs/upstream-installed';
 import { catalogProgress, nextBug, type BugProgress, type BugState } from '../core/study/progress';
 import type { CatalogStore } from './catalogStore';
 import { COMMANDS, CONTEXT_VALUES } from './commands';
@@ -10,6 +11,7 @@ import { errorMessage } from './present';
 export type BugsNode =
   | { kind: 'system'; system: SystemEntry; bugs: BugEntry[] }
   | { kind: 'tier'; tier: 1 | 2 | 3; bugs: BugEntry[] }
+  | { kind: 'upstream'; systems: SystemEntry[]; bugs: BugEntry[] }
   | { kind: 'next'; bug: BugEntry }
   | { kind: 'bug'; bug: BugEntry };
 
@@ -77,7 +79,7 @@ export class BugsTreeProvider implements vscode.TreeDataProvider<BugsNode>, vsco
   }
 
   async getChildren(parent?: BugsNode): Promise<BugsNode[]> {
-    if (parent?.kind === 'system' || parent?.kind === 'tier') return parent.bugs.map((bug) => ({ kind: 'bug', bug }));
+    if (parent?.kind === 'system' || parent?.kind === 'tier' || parent?.kind === 'upstream') return parent.bugs.map((bug) => ({ kind: 'bug', bug }));
     if (parent) return [];
     let catalog: Catalog;
     try {
@@ -94,10 +96,13 @@ export class BugsTreeProvider implements vscode.TreeDataProvider<BugsNode>, vsco
     this.setMessage(problems + (hidden > 0 ? `${shown.length} of ${catalog.bugs.length} bugs shown (${filterWords(filter)}). "${COMMANDS.filterBugs.title}" changes it.` : '') || undefined);
     if (this.view) this.view.description = solvedLine(catalog, this.progress);
     const next = nextBug(catalog, this.progress);
+    const miniatures = shown.filter((b) => b.kind === 'miniature');
     const groups: Extract<BugsNode, { bugs: BugEntry[] }>[] =
       filter.groupBy === 'tier'
-        ? ([1, 2, 3] as const).map((tier) => ({ kind: 'tier' as const, tier, bugs: shown.filter((b) => b.tier === tier) }))
-        : catalog.systems.map((system) => ({ kind: 'system' as const, system, bugs: shown.filter((b) => b.system === system.id) }));
+        ? ([1, 2, 3] as const).map((tier) => ({ kind: 'tier' as const, tier, bugs: miniatures.filter((b) => b.tier === tier) }))
+        : catalog.systems.map((system) => ({ kind: 'system' as const, system, bugs: miniatures.filter((b) => b.system === system.id) }));
+    // The pilot tier in real upstream code is a group of its own, last, whatever the grouping.
+    groups.push({ kind: 'upstream', systems: catalog.systems.filter((s) => s.kind === 'upstream'), bugs: shown.filter((b) => b.kind === 'upstream') });
     return [...(next ? [{ kind: 'next' as const, bug: next }] : []), ...groups.filter((g) => g.bugs.length > 0)];
   }
 
@@ -107,6 +112,8 @@ export class BugsTreeProvider implements vscode.TreeDataProvider<BugsNode>, vsco
         return systemItem(node.system, node.bugs.length);
       case 'tier':
         return tierItem(node.tier, node.bugs.length);
+      case 'upstream':
+        return upstreamItem(node.systems, node.bugs.length);
       case 'next':
         return nextItem(node.bug);
       case 'bug':
@@ -160,6 +167,26 @@ function systemItem(system: SystemEntry, count: number): vscode.TreeItem {
   return item;
 }
 
+/** The pilot group: what it is, and what each real system needs installed before its bugs run. */
+function upstreamItem(systems: SystemEntry[], count: number): vscode.TreeItem {
+  const item = new vscode.TreeItem('Real upstream code (pilot)', vscode.TreeItemCollapsibleState.Expanded);
+  item.id = 'upstream';
+  const missing = systems.filter((s) => upstreamMissing(s) !== undefined);
+  item.description = `${count} bug${count === 1 ? '' : 's'} · ${missing.length > 0 ? `needs set-up: ${missing.map((s) => s.id).join(', ')}` : 'installed'}`;
+  const lines = systems.map((s) => {
+    const spec = s.manifest.upstream;
+    const needs = spec ? `Debian packages ${spec.debian.packages.map((p) => `\`${p}\``).join(', ')}; source ${md(spec.debian.source.package)} ${md(spec.debian.source.version)}` : '';
+    return `- **${md(s.manifest.name)}**: ${upstreamMissing(s) === undefined ? 'installed' : 'not installed'}. ${needs}`;
+  });
+  item.tooltip = new vscode.MarkdownString(
+    'Bugs in the real code of the upstream projects, built from Debian\'s sources and run as real clusters: live trials only (no simulated seeds), and a build before each verification.\n\n' +
+      `${lines.join('\n')}\n\n` +
+      'Install them (as root): `sudo ddbench setup upstream`',
+  );
+  item.iconPath = new vscode.ThemeIcon('package');
+  return item;
+}
+
 const TIER_WORDS = { 1: 'message faults only', 2: 'one kind of node fault', 3: 'node faults combined across a failover' } as const;
 
 function tierItem(tier: 1 | 2 | 3, count: number): vscode.TreeItem {
@@ -191,7 +218,7 @@ function bugItem(bug: BugEntry, isOpen: boolean, progress: BugProgress): vscode.
   const item = new vscode.TreeItem(bug.title, vscode.TreeItemCollapsibleState.None);
   item.id = `bug:${bug.id}`;
   const state = progress.state === 'solved' && progress.bestTimeMs !== undefined ? `solved in ${clock(progress.bestTimeMs)}` : STATE_WORDS[progress.state];
-  item.description = `${isOpen ? 'open · ' : ''}T${bug.tier} · ${state}${progress.hints > 0 ? ` · ${progress.hints} hint${progress.hints === 1 ? '' : 's'}` : ''}`;
+  item.description = `${isOpen ? 'open · ' : ''}T${bug.tier}${bug.kind === 'upstream' ? ' · real code' : ''} · ${state}${progress.hints > 0 ? ` · ${progress.hints} hint${progress.hints === 1 ? '' : 's'}` : ''}`;
   item.tooltip = new vscode.MarkdownString(
     `**${md(bug.title)}**\n\n` +
       `\`${bug.id}\` · system ${md(bug.system)} · tier ${bug.tier} (${bug.difficulty}) · ${md(state)}\n\n` +

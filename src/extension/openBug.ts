@@ -69,7 +69,7 @@ async function pickBug(catalog: Catalog): Promise<string | undefined> {
     catalog.bugs.map((b) => ({
       label: b.id,
       description: b.title,
-      detail: `${b.system} · tier ${b.tier} (${b.difficulty}) · ${b.categories.join(', ')} · like ${b.modelledAfter.project} ${b.modelledAfter.id}`,
+      detail: `${b.system}${b.kind === 'upstream' ? ' (real upstream code)' : ''} · tier ${b.tier} (${b.difficulty}) · ${b.categories.join(', ')} · ${b.kind === 'upstream' ? '' : 'like '}${b.modelledAfter.project} ${b.modelledAfter.id}`,
     })),
     { title: 'DDBench: Open Bug', placeHolder: 'Pick a bug to open as a workspace', matchOnDescription: true, matchOnDetail: true },
   );

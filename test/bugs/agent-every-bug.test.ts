@@ -52,7 +52,7 @@ describe(`agent over the bug set: ${ALL ? 'every bug' : QUICK_BUGS.join(', ')} Ã
   });
 
   it('verifies the fix of every run, with the evidence tools answering in the context-augmented condition', async () => {
-    const bugs = ALL ? catalog.bugs.map((b) => b.id) : QUICK_BUGS;
+    const bugs = ALL ? catalog.bugs.filter((b) => b.kind === 'miniature').map((b) => b.id) : QUICK_BUGS;
     const out = path.join(tmp, 'bench');
     const args = [cli, 'bench', '--bugs', ...bugs, '--models', ORACLE_MODEL, '--conditions', CONDITIONS.join(','), '--out', out, '--base-url', server.url, '--trials', '1', '--max-attempts', '1', '--api-key-env', 'DDBENCH_TEST_KEY'];
     const child = spawn(process.execPath, args, { env: { ...process.env, DDBENCH_TEST_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });

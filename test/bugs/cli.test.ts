@@ -25,7 +25,7 @@ describe('ddbench CLI', function () {
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-cli-'));
     const c = await loadCatalog();
-    firstBug = [...c.bugs].sort((a, b) => a.tier - b.tier || a.id.localeCompare(b.id))[0]!.id;
+    firstBug = c.bugs.filter((b) => b.kind === 'miniature').sort((a, b) => a.tier - b.tier || a.id.localeCompare(b.id))[0]!.id;
   });
   after(() => {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findBug, findSystem, loadCatalog, loadUpstreamSet, type Catalog } from '../../src/core/bugs/catalog';
+import { findBug, findSystem, loadCatalog, type Catalog } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource, openWorkspace } from '../../src/core/bugs/workspace';
 import { applyUnifiedDiff } from '../../src/core/patch/unified';
 import { inPool } from '../../src/core/pool';
@@ -86,7 +86,7 @@ describe('degenerate fixes are rejected', function () {
 
   before(async () => {
     catalog = await loadCatalog();
-    upstream = new Set((await loadUpstreamSet()).bugs.map((b) => b.id));
+    upstream = new Set(catalog.bugs.filter((b) => b.kind === 'upstream').map((b) => b.id));
     patches = degeneratePatches().filter((p) => !upstream.has(p.bugId));
   });
 

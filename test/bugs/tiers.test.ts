@@ -19,7 +19,8 @@ describe('bug set: tiers follow from the faults of a failing run', function () {
 
   it('every bug declares the faults and tier its failing run gives', async () => {
     const problems: string[] = [];
-    for (const bug of catalog.bugs) {
+    // Measured in simulation, so the miniatures; a pilot bug's faults are checked on its live trial (upstream-validate.test.ts).
+    for (const bug of catalog.bugs.filter((b) => b.kind === 'miniature')) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-tiers-'));
       try {
         const system = findSystem(catalog, bug.system);

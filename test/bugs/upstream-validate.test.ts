@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findSystem, loadUpstreamSet, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
+import { findSystem, loadCatalog, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { applyUnifiedDiff } from '../../src/core/patch/unified';
 import { runScenarioTrials } from '../../src/core/repro/trials';
@@ -33,10 +33,9 @@ describe('the pilot tier (real upstream code)', function () {
   let bugs: BugEntry[] = [];
 
   before(async function () {
-    const set = await loadUpstreamSet();
-    catalog = { root: path.dirname(set.systems[0]?.dir ?? '.'), systems: set.systems, bugs: set.bugs, problems: [] };
-    bugs = set.bugs;
-    const missing = set.systems.filter((s) => !fs.existsSync(s.manifest.upstream?.tree ?? '/nonexistent')).map((s) => s.id);
+    catalog = await loadCatalog();
+    bugs = catalog.bugs.filter((b) => b.kind === 'upstream');
+    const missing = catalog.systems.filter((s) => s.kind === 'upstream').filter((s) => !fs.existsSync(s.manifest.upstream?.tree ?? '/nonexistent')).map((s) => s.id);
     const why = process.getuid?.() !== 0 ? 'the run network needs root' : bwrapProgram() === undefined ? 'bubblewrap is not available' : missing.length > 0 ? `${missing.join(', ')} not installed (run \`ddbench setup upstream\`)` : undefined;
     if (why !== undefined) {
       if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);

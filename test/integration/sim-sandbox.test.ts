@@ -17,6 +17,7 @@ import { tempDir, writeFiles } from '../support/bugset';
 function fixtureSystem(dir: string): SystemEntry {
   return {
     id: 'hostile',
+    kind: 'miniature',
     dir,
     manifest: { id: 'hostile', name: 'hostile', description: 'a hostile patch', modelledAfter: { project: 'x', url: 'https://example.org' }, entry: 'node.mjs', client: [], nodes: ['n1', 'n2', 'n3'], config: {}, tests: [] },
   };

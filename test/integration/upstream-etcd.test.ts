@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadUpstreamSystems, type SystemEntry } from '../../src/core/bugs/catalog';
+import { loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
 import { createSystemCluster } from '../../src/core/cluster';
 import { BuildFailed, buildUpstream } from '../../src/core/cluster/upstream/build';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
@@ -74,7 +74,7 @@ describe('upstream etcd (real binaries)', function () {
   let tmp: string;
 
   before(async function () {
-    system = (await loadUpstreamSystems()).find((s) => s.id === 'etcd');
+    system = (await loadCatalog()).systems.find((s) => s.kind === 'upstream' && s.id === 'etcd');
     const why = missing(system);
     if (why !== undefined) {
       if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);

@@ -304,10 +304,12 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   // the palette lists only the commands known when it opened (a view's "Focus on" command
   // comes with the extension's contributions): close, focus the workbench, and try again.
   const deadline = Date.now() + UI_TIMEOUT;
+  // The palette of the previous command can still be on screen, closing: F1 must open a new one.
+  await input.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
   for (;;) {
     await page.keyboard.press('F1');
-    if (await input.waitFor({ timeout: 5000 }).then(() => true, () => false)) {
-      await input.fill(`>${title}`);
+    // A palette that closes under us (focus in a webview, where F1 opened nothing) is tried again.
+    if (await input.waitFor({ timeout: 5000 }).then(() => input.fill(`>${title}`, { timeout: 5000 })).then(() => true, () => false)) {
       if (await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) break;
       await page.keyboard.press('Escape');
     }

@@ -9,7 +9,7 @@ import { systemJson } from '../support/bugset';
 
 /** How a backend is chosen and configured, from system.json, the command line and the settings; no engine needed. */
 describe('docker backend options', () => {
-  const system = (docker?: unknown) => ({ id: 'toy', dir: '/bugs/toy', manifest: SystemManifest.parse({ ...systemJson, ...(docker !== undefined && { docker }) }) });
+  const system = (docker?: unknown) => ({ id: 'toy', kind: 'miniature' as const, dir: '/bugs/toy', manifest: SystemManifest.parse({ ...systemJson, ...(docker !== undefined && { docker }) }) });
 
   it("keeps system.json's docker section optional and checks it", () => {
     assert.equal(SystemManifest.parse(systemJson).docker, undefined);

@@ -27,6 +27,7 @@ const leakyDir = path.join(fixtures, 'sim-leaky');
 function fixtureSystem(id: string, dir: string, entry: string): SystemEntry {
   return {
     id,
+    kind: 'miniature',
     dir,
     manifest: { id, name: id, description: `the ${id} fixture`, modelledAfter: { project: id, url: 'https://example.org' }, entry, client: [], nodes: ['n1', 'n2', 'n3'], config: {}, tests: [] },
   };

@@ -43,12 +43,16 @@ describe('study: study files', () => {
     reject({ v: 1, name: 'x', bugs: 'all', models: [{ name: 'm' }], conditions: ['with-hints'] }, /conditions\.0/);
   });
 
-  it('selects the bugs of the set by id, tier, category or system, and says when none or an unknown one is named', async () => {
+  it('selects the bugs of the set by id, kind, tier, category or system, and says when none or an unknown one is named', async () => {
     const catalog = await loadCatalog();
     const base = { v: 1 as const, name: 's', models: [{ name: 'm' }], conditions: ['symptom-only' as const], repeats: 1, limits: {}, seeds: { report: 1 } };
     assert.equal(studyBugs({ ...base, bugs: 'all' }, catalog).length, catalog.bugs.length);
     const tier3 = studyBugs({ ...base, bugs: { tiers: [3] } }, catalog);
     assert.ok(tier3.length > 0 && tier3.every((id) => catalog.bugs.find((b) => b.id === id)?.tier === 3));
+    const pilot = studyBugs({ ...base, bugs: { kinds: ['upstream'] } }, catalog);
+    assert.ok(pilot.includes('etcd-revision-behind-compaction') && pilot.every((id) => catalog.bugs.find((b) => b.id === id)?.kind === 'upstream'));
+    const minTier2 = studyBugs({ ...base, bugs: { kinds: ['miniature'], tiers: [2] } }, catalog);
+    assert.ok(minTier2.length > 0 && !minTier2.includes('etcd-revision-behind-compaction'));
     const raft = studyBugs({ ...base, bugs: { systems: ['raftkv'], categories: ['lease'] } }, catalog);
     assert.ok(raft.length > 0 && raft.every((id) => id.startsWith('raftkv-')));
     assert.throws(() => studyBugs({ ...base, bugs: ['no-such-bug'] }, catalog), /the set does not have: no-such-bug/);

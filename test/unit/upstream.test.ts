@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadCatalog, loadUpstreamSystems, miniatureEntry } from '../../src/core/bugs/catalog';
+import { findBug, loadCatalog, miniatureEntry } from '../../src/core/bugs/catalog';
 import { SystemManifest } from '../../src/core/bugs/manifest';
+import { requireInstalled, upstreamMissing } from '../../src/core/bugs/upstream-installed';
+import { openWorkspace } from '../../src/core/bugs/workspace';
 import { packagesFor } from '../../src/core/cluster/upstream/setup';
 import { hashTree } from '../../src/core/cluster/upstream/source-hash';
 import { zapEvent } from '../../src/core/events/formats/zap';
@@ -13,16 +15,47 @@ describe('upstream systems', () => {
   beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-unit-'))));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('loads the bug set’s real systems apart from its miniatures', async () => {
-    const [etcd, ...rest] = await loadUpstreamSystems();
-    assert.equal(rest.length, 0);
-    assert.equal(etcd?.id, 'etcd');
+  it('loads the bug set’s real systems beside its miniatures, each bug with its kind', async () => {
+    const catalog = await loadCatalog();
+    assert.deepEqual(catalog.problems, []);
+    const etcd = catalog.systems.find((s) => s.id === 'etcd');
+    assert.equal(etcd?.kind, 'upstream');
     assert.equal(etcd?.manifest.upstream?.debian.source.package, 'golang-etcd-server-dev');
     assert.throws(() => miniatureEntry(etcd!.manifest), /real upstream system: it runs live only/);
-    const catalog = await loadCatalog();
-    assert.ok(!catalog.systems.some((s) => s.id === 'etcd'), 'the catalogue lists no upstream system until it has bugs');
-    assert.deepEqual(catalog.problems, []);
+    assert.equal(findBug(catalog, 'etcd-revision-behind-compaction').kind, 'upstream');
+    assert.equal(findBug(catalog, 'raftkv-no-leader-after-heal').kind, 'miniature');
+    for (const b of catalog.bugs) assert.equal(b.kind, catalog.systems.find((s) => s.id === b.system)?.kind, b.id);
     assert.deepEqual(packagesFor([etcd!]), ['bubblewrap', 'golang-etcd-server-dev', 'golang-go', 'iproute2', 'iptables', 'util-linux']);
+  });
+
+  it('a real system sits under upstream/ and a miniature beside it: a misplaced one is a load problem, the rest still load', async () => {
+    const set = path.join(tmp, 'bugs');
+    const bugsDir = path.join(__dirname, '..', '..', 'bugs');
+    fs.cpSync(path.join(bugsDir, 'upstream', 'etcd'), path.join(set, 'etcd'), { recursive: true });
+    fs.cpSync(path.join(bugsDir, 'swimgossip'), path.join(set, 'upstream', 'swimgossip'), { recursive: true });
+    fs.cpSync(path.join(bugsDir, 'upstream', 'etcd'), path.join(set, 'upstream', 'etcd'), { recursive: true });
+    fs.rmSync(path.join(set, 'upstream', 'etcd', 'etcd-revision-behind-compaction'), { recursive: true });
+    const catalog = await loadCatalog(set);
+    assert.deepEqual(catalog.systems.map((s) => `${s.kind}:${s.id}`), ['upstream:etcd']);
+    assert.equal(catalog.problems.length, 2, catalog.problems.join('\n'));
+    assert.match(catalog.problems.join('\n'), /etcd[/]system\.json: upstream: a real upstream system belongs under upstream\//);
+    assert.match(catalog.problems.join('\n'), /upstream[/]swimgossip[/]system\.json: upstream: a system under upstream\/ is a real upstream system and needs this field/);
+    assert.throws(() => findBug(catalog, 'etcd-revision-behind-compaction'), /could not be loaded; fix its manifest: .*belongs under upstream/);
+  });
+
+  it('says what to install before a pilot bug runs, and refuses such a run up front', async () => {
+    const set = path.join(tmp, 'bugs');
+    fs.cpSync(path.join(__dirname, '..', '..', 'bugs', 'upstream', 'etcd'), path.join(set, 'upstream', 'etcd'), { recursive: true });
+    const file = path.join(set, 'upstream', 'etcd', 'system.json');
+    const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as { upstream: { tree: string } };
+    manifest.upstream.tree = path.join(tmp, 'not-installed');
+    fs.writeFileSync(file, JSON.stringify(manifest));
+    const catalog = await loadCatalog(set);
+    const bug = findBug(catalog, 'etcd-revision-behind-compaction');
+    assert.match(upstreamMissing(catalog.systems[0]!) ?? '', /^etcd 3\.4\.23 is not installed \(its source .*not-installed comes from golang-etcd-server-dev 3\.4\.23-4\): run `sudo ddbench setup upstream`$/);
+    assert.throws(() => requireInstalled(catalog, [bug]), /etcd-revision-behind-compaction: etcd 3\.4\.23 is not installed[^]*--kind miniature/);
+    await assert.rejects(openWorkspace(catalog, bug.id, path.join(tmp, 'ws')), /etcd 3\.4\.23 is not installed/);
+    assert.ok(!fs.existsSync(path.join(tmp, 'ws', 'src')), 'nothing half-made');
   });
 
   it('a system gives entry or upstream, never both or neither', () => {

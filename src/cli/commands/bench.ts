@@ -4,13 +4,14 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { AGENT_DEFAULTS, endpointFromEnv, Protocol, type AgentSettingsInput } from '../../core/agent/config';
 import { findBug, loadCatalog, type Catalog } from '../../core/bugs/catalog';
+import { requireInstalled } from '../../core/bugs/upstream-installed';
 import { UserError } from '../../core/errors';
 import { completedKeys, lockBenchOut, parseShard, planBench, runBench, type Shard } from '../../core/study/bench';
 import { agentJobRunner } from '../../core/study/bench-agent';
 import { loadRecords } from '../../core/study/collect';
 import { Condition } from '../../core/study/schema';
 import { readStudyFile, studyBugs, studyHash, type StudyFile } from '../../core/study/study-file';
-import { agentBackendOptions, isolationOptions, count, endpointOptions, limitOptions, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
+import { agentBackendOptions, isolationOptions, count, endpointOptions, kindOptions, limitOptions, optionGroup, options, outputOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, progress, withInterrupt } from '../output';
 import { benchProgressPrinter } from '../progress-bar';
 import { printReport } from '../study-text';
@@ -39,6 +40,7 @@ export const benchOptions = options(
       out: z.string(),
     }),
   ),
+  kindOptions,
   endpointOptions({ baseUrl: `OpenAI-compatible endpoint (default: $${AGENT_DEFAULTS.baseUrlEnv}, else OpenAI)`, apiKeyEnv: `environment variable holding the API key (default: ${AGENT_DEFAULTS.apiKeyEnv})` }),
   trialOptions({ trials: "live trials per verification (default: each bug's)" }),
   limitOptions({ maxSteps: 'model turns per run', maxAttempts: 'submissions verified per run', maxCost: 'cost limit per run in US dollars' }),
@@ -62,8 +64,11 @@ export async function commandBench(o: BenchOpts): Promise<number> {
   } else if (o.models === undefined) throw new UserError('give --models (comma-separated), or --study with a study file');
   const study = o.study === undefined ? undefined : readStudyFile(o.study);
   const bugIds = o.bugs ?? ['all'];
-  const bugs = study !== undefined ? studyBugs(study, catalog) : bugIds.length === 1 && bugIds[0] === 'all' ? catalog.bugs.map((b) => b.id) : bugIds.map((id) => findBug(catalog, id).id);
+  const every = bugIds.length === 1 && bugIds[0] === 'all';
+  if (o.kind !== undefined && (study !== undefined || !every)) throw new UserError('--kind narrows --bugs all; a study file or named bugs say which bugs run');
+  const bugs = study !== undefined ? studyBugs(study, catalog) : every ? catalog.bugs.filter((b) => o.kind === undefined || b.kind === o.kind).map((b) => b.id) : bugIds.map((id) => findBug(catalog, id).id);
   if (!bugs.length) throw new UserError(`no bugs in ${catalog.root}`);
+  requireInstalled(catalog, bugs.map((id) => findBug(catalog, id)));
   const models = study !== undefined ? study.models.map((m) => m.name) : list(o.models ?? '', '--models');
   const conditions = study !== undefined ? study.conditions : list(o.conditions ?? 'symptom-only,context-augmented', '--conditions').map((c) => {
     const parsed = Condition.safeParse(c);

@@ -17,7 +17,7 @@ export const demoOptions = trialOptions({ trials: 'trials per step' });
 export async function commandDemo(o: OptionsOf<typeof demoOptions>): Promise<number> {
   const trials = o.trials ?? 3;
   const catalog = await loadCatalog();
-  const bug = [...catalog.bugs].sort((a, b) => a.tier - b.tier || a.id.localeCompare(b.id))[0];
+  const bug = catalog.bugs.filter((b) => b.kind === 'miniature').sort((a, b) => a.tier - b.tier || a.id.localeCompare(b.id))[0];
   if (!bug) throw new UserError(`the bug set at ${catalog.root} has no bugs`);
   const dir = await openWorkspace(catalog, bug.id, fs.mkdtempSync(path.join(os.tmpdir(), `ddbench-demo-${bug.id}-`)));
   say(`1. Opened ${bug.id}: ${bug.title}`);

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { z } from 'zod';
-import { loadUpstreamSystems } from '../../core/bugs/catalog';
+import { loadCatalog } from '../../core/bugs/catalog';
 import { setupUpstream } from '../../core/cluster/upstream/setup';
 import { UserError } from '../../core/errors';
 import { optionGroup, options, outputOptions, type OptionsOf } from '../options';
@@ -17,7 +17,7 @@ export const setupOptions = options(
 /** `ddbench setup upstream`: the Debian packages, sources and builds the real upstream systems need. */
 export async function commandSetup(what: string, o: OptionsOf<typeof setupOptions>): Promise<number> {
   if (what !== 'upstream') throw new UserError(`nothing to set up called "${what}"; the one set-up step is \`ddbench setup upstream\``);
-  const systems = await loadUpstreamSystems();
+  const systems = (await loadCatalog()).systems.filter((s) => s.kind === 'upstream');
   if (systems.length === 0) throw new UserError('this bug set has no upstream systems (bugs/upstream/<system>/system.json)');
   const result = await setupUpstream(systems, {
     build: o.build,

@@ -1,9 +1,11 @@
 import { Option } from 'commander';
 import { z } from 'zod';
 import { findBug, loadCatalog } from '../../core/bugs/catalog';
+import { requireInstalled } from '../../core/bugs/upstream-installed';
+import { UserError } from '../../core/errors';
 import { validationLines } from '../../core/verify/format';
 import { validateBug, type ValidationResult } from '../../core/verify/validate';
-import { clusterBackendOptions, CONCURRENCY_HELP, count, optionGroup, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
+import { clusterBackendOptions, CONCURRENCY_HELP, count, kindOptions, optionGroup, options, outputOptions, simCheckOptions, trialOptions, type OptionsOf } from '../options';
 import { EXIT, printJson, say, withInterrupt } from '../output';
 import { trialProgress } from '../report';
 import { checkSimProgress } from '../sim-report';
@@ -19,13 +21,16 @@ export const validateOptions = options(
     [new Option('--regression-trials <n>', 'live trials of each regression check on each code version (default: 1)')],
     z.object({ regressionTrials: count('--regression-trials', 1).optional() }),
   ),
+  kindOptions,
   outputOptions(),
   clusterBackendOptions,
 );
 
-export async function commandValidate(ids: string[], { json, ...checks }: OptionsOf<typeof validateOptions>): Promise<number> {
+export async function commandValidate(ids: string[], { json, kind, ...checks }: OptionsOf<typeof validateOptions>): Promise<number> {
   const catalog = await loadCatalog();
-  const bugs = ids.length ? ids.map((id) => findBug(catalog, id)) : catalog.bugs;
+  if (ids.length && kind !== undefined) throw new UserError('--kind narrows every bug; leave it out when naming bugs');
+  const bugs = ids.length ? ids.map((id) => findBug(catalog, id)) : catalog.bugs.filter((b) => kind === undefined || b.kind === kind);
+  requireInstalled(catalog, bugs);
   const started = Date.now();
   const results: ValidationResult[] = [];
   return withInterrupt(async (signal) => {

@@ -4,14 +4,23 @@ import { UserError } from '../errors';
 import { packageRoot } from '../paths';
 import { BugManifest, difficultyOf, readManifest, SystemManifest, type Difficulty, type Tier, type Upstream } from './manifest';
 
+/**
+ * A miniature: our small re-creation, live and simulated. `upstream`: the real code of the
+ * upstream project, built from Debian's sources, live only (the pilot tier, under `upstream/`).
+ */
+export const BUG_KINDS = ['miniature', 'upstream'] as const;
+export type BugKind = (typeof BUG_KINDS)[number];
+
 export interface SystemEntry {
   id: string;
+  kind: BugKind;
   dir: string;
   manifest: SystemManifest;
 }
 
 export interface BugEntry {
   id: string;
+  kind: BugKind;
   title: string;
   system: string;
   tier: Tier;
@@ -45,20 +54,27 @@ export function scenarioFile(system: SystemEntry, name: string): string {
   return path.join(system.dir, 'scenarios', `${name}.mjs`);
 }
 
+/** The folder under a bug set that holds its real upstream systems (bug kind `upstream`). */
+export const UPSTREAM_DIR = 'upstream';
+
+/**
+ * The bug set: the miniature systems (`<root>/<system>/`) and the real upstream ones
+ * (`<root>/upstream/<system>/`), each with its bugs in folders of their own.
+ */
 export async function loadCatalog(root: string = defaultBugsDir()): Promise<Catalog> {
   if (!fs.existsSync(root)) throw new UserError(`bug set not found at ${root}; set DDBENCH_BUGS to a bug-set folder`);
   const catalog: Catalog = { root, systems: [], bugs: [], problems: [] };
-  for (const sysName of subdirs(root)) {
-    const sysDir = path.join(root, sysName);
+  const upstreamRoot = path.join(root, UPSTREAM_DIR);
+  const folders = [
+    ...subdirs(root).filter((n) => n !== UPSTREAM_DIR).map((n) => ({ dir: path.join(root, n), kind: 'miniature' as const })),
+    ...(fs.existsSync(upstreamRoot) ? subdirs(upstreamRoot).map((n) => ({ dir: path.join(upstreamRoot, n), kind: 'upstream' as const })) : []),
+  ];
+  for (const { dir: sysDir, kind } of folders) {
     const sysFile = path.join(sysDir, 'system.json');
     if (!fs.existsSync(sysFile)) continue;
     let system: SystemEntry;
     try {
-      const manifest = await readManifest(sysFile, SystemManifest);
-      if (manifest.id !== sysName) throw new UserError(`${sysFile}: id: "${manifest.id}" must equal its folder name "${sysName}"`);
-      system = { id: manifest.id, dir: sysDir, manifest };
-      for (const t of manifest.tests) requireFile(scenarioFile(system, t), sysFile, `tests: scenario "${t}"`);
-      if (manifest.entry !== undefined) requireFile(path.join(sysDir, manifest.entry), sysFile, 'entry');
+      system = await loadSystem(sysDir, sysFile, kind);
     } catch (err) {
       catalog.problems.push(messageOf(err));
       continue;
@@ -81,8 +97,20 @@ export async function loadCatalog(root: string = defaultBugsDir()): Promise<Cata
   }
   const starters = catalog.bugs.filter((b) => b.manifest.starter);
   if (starters.length > 1) catalog.problems.push(`starter: ${starters.map((b) => b.id).join(', ')} are all marked as the starter bug; a set has one`);
-  for (const b of starters) if (b.tier !== 1) catalog.problems.push(`${path.join(b.dir, 'bug.json')}: starter: the starter bug is tier 1 (this one is tier ${b.tier})`);
+  for (const b of starters) if (b.tier !== 1 || b.kind !== 'miniature') catalog.problems.push(`${path.join(b.dir, 'bug.json')}: starter: the starter bug is a miniature of tier 1 (this one is ${b.kind === 'upstream' ? 'real upstream code' : `tier ${b.tier}`})`);
   return catalog;
+}
+
+async function loadSystem(sysDir: string, sysFile: string, kind: BugKind): Promise<SystemEntry> {
+  const name = path.basename(sysDir);
+  const manifest = await readManifest(sysFile, SystemManifest);
+  if (manifest.id !== name) throw new UserError(`${sysFile}: id: "${manifest.id}" must equal its folder name "${name}"`);
+  if (kind === 'upstream' && manifest.upstream === undefined) throw new UserError(`${sysFile}: upstream: a system under ${UPSTREAM_DIR}/ is a real upstream system and needs this field`);
+  if (kind === 'miniature' && manifest.upstream !== undefined) throw new UserError(`${sysFile}: upstream: a real upstream system belongs under ${UPSTREAM_DIR}/`);
+  const system: SystemEntry = { id: manifest.id, kind, dir: sysDir, manifest };
+  for (const t of manifest.tests) requireFile(scenarioFile(system, t), sysFile, `tests: scenario "${t}"`);
+  if (manifest.entry !== undefined) requireFile(path.join(sysDir, manifest.entry), sysFile, 'entry');
+  return system;
 }
 
 async function loadBug(system: SystemEntry, dir: string, file: string): Promise<BugEntry> {
@@ -96,6 +124,7 @@ async function loadBug(system: SystemEntry, dir: string, file: string): Promise<
   requireFile(path.join(dir, 'ISSUE.md'), file, 'ISSUE.md');
   return {
     id: m.id,
+    kind: system.kind,
     title: m.title,
     system: system.id,
     tier: m.tier,
@@ -105,39 +134,6 @@ async function loadBug(system: SystemEntry, dir: string, file: string): Promise<
     dir,
     manifest: m,
   };
-}
-
-/** The folder under a bug set that holds its real upstream systems (bug kind `upstream`). */
-export const UPSTREAM_DIR = 'upstream';
-
-/** The real upstream systems of a bug set (`<root>/upstream/<system>/system.json`), checked. */
-export async function loadUpstreamSystems(root: string = defaultBugsDir()): Promise<SystemEntry[]> {
-  return (await loadUpstreamSet(root)).systems;
-}
-
-/**
- * The pilot tier: real upstream systems and their bugs (`<root>/upstream/<system>/<bug>/`),
- * checked like the miniatures'. Kept apart from the catalogue until every command takes them.
- */
-export async function loadUpstreamSet(root: string = defaultBugsDir()): Promise<{ systems: SystemEntry[]; bugs: BugEntry[] }> {
-  const dir = path.join(root, UPSTREAM_DIR);
-  const set: { systems: SystemEntry[]; bugs: BugEntry[] } = { systems: [], bugs: [] };
-  if (!fs.existsSync(dir)) return set;
-  for (const name of subdirs(dir)) {
-    const file = path.join(dir, name, 'system.json');
-    if (!fs.existsSync(file)) continue;
-    const manifest = await readManifest(file, SystemManifest);
-    if (manifest.id !== name) throw new UserError(`${file}: id: "${manifest.id}" must equal its folder name "${name}"`);
-    if (manifest.upstream === undefined) throw new UserError(`${file}: upstream: a system under ${UPSTREAM_DIR}/ is a real upstream system and needs this field`);
-    const system: SystemEntry = { id: manifest.id, dir: path.join(dir, name), manifest };
-    for (const t of manifest.tests) requireFile(scenarioFile(system, t), file, `tests: scenario "${t}"`);
-    set.systems.push(system);
-    for (const bugName of subdirs(system.dir)) {
-      const bugFile = path.join(system.dir, bugName, 'bug.json');
-      if (fs.existsSync(bugFile)) set.bugs.push(await loadBug(system, path.join(system.dir, bugName), bugFile));
-    }
-  }
-  return set;
 }
 
 export function findBug(catalog: Catalog, id: string): BugEntry {
@@ -154,10 +150,12 @@ export function findBug(catalog: Catalog, id: string): BugEntry {
 /** The load problem of bug `id`'s own manifest or its system's, when its folder is there but did not load. */
 function brokenManifestOf(catalog: Catalog, id: string): string | undefined {
   if (!/^[\w.-]+$/.test(id)) return undefined;
-  for (const sys of subdirs(catalog.root)) {
-    const bugFile = path.join(catalog.root, sys, id, 'bug.json');
+  const upstreamRoot = path.join(catalog.root, UPSTREAM_DIR);
+  const systemDirs = [...subdirs(catalog.root).map((n) => path.join(catalog.root, n)), ...(fs.existsSync(upstreamRoot) ? subdirs(upstreamRoot).map((n) => path.join(upstreamRoot, n)) : [])];
+  for (const sysDir of systemDirs) {
+    const bugFile = path.join(sysDir, id, 'bug.json');
     if (!fs.existsSync(bugFile)) continue;
-    const sysFile = path.join(catalog.root, sys, 'system.json');
+    const sysFile = path.join(sysDir, 'system.json');
     const problem = catalog.problems.find((p) => p.startsWith(`${bugFile}:`) || p.startsWith(`${sysFile}:`));
     if (problem) return problem;
   }

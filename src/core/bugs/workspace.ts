@@ -9,6 +9,7 @@ import { copyTree } from '../patch/tree';
 import { applyUnifiedDiff, reverseUnifiedDiff } from '../patch/unified';
 import { findBug, findSystem, loadCatalog, type BugEntry, type Catalog, type SystemEntry } from './catalog';
 import { readManifest } from './manifest';
+import { upstreamMissing } from './upstream-installed';
 
 /** What a workspace holds of its bug set: the source and the docs a user of the system would have. */
 const SYSTEM_PARTS = ['src', 'README.md'];
@@ -155,9 +156,9 @@ export function copySystemParts(system: SystemEntry, dest: string): void {
 }
 
 function upstreamTree(system: SystemEntry): string {
-  const tree = system.manifest.upstream?.tree as string;
-  if (!fs.existsSync(tree)) throw new UserError(`${system.id}: its source (${tree}) is not installed; run \`sudo ddbench setup upstream\``);
-  return tree;
+  const missing = upstreamMissing(system);
+  if (missing !== undefined) throw new UserError(missing);
+  return system.manifest.upstream?.tree as string;
 }
 
 export async function readWorkspace(dir: string): Promise<WorkspaceInfo> {

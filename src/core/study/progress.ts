@@ -69,7 +69,8 @@ function better(a: BugProgress, b: BugProgress): BugProgress {
  * tier, then the set's order (system, then id).
  */
 export function nextBug(catalog: Catalog, progress: ReadonlyMap<string, BugProgress>): BugEntry | undefined {
-  const open = catalog.bugs.filter((b) => progress.get(b.id)?.state !== 'solved');
+  // Practice runs on the miniatures; the real upstream bugs need a set-up step and are picked by name.
+  const open = catalog.bugs.filter((b) => b.kind === 'miniature' && progress.get(b.id)?.state !== 'solved');
   const starter = open.find((b) => b.manifest.starter);
   if (starter && !catalog.bugs.some((b) => progress.get(b.id)?.state === 'solved')) return starter;
   const attemptedFirst = (b: BugEntry) => (progress.get(b.id)?.state === 'attempted' ? 0 : 1);

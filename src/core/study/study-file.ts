@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { Protocol } from '../agent/config';
-import type { Catalog } from '../bugs/catalog';
+import { BUG_KINDS, type Catalog } from '../bugs/catalog';
 import { UserError } from '../errors';
 import { Isolation } from '../sandbox/levels';
 import { DEFAULT_REPORT_SEED } from './report';
@@ -44,7 +44,7 @@ export const StudyFile = z.strictObject({
   bugs: z.union([
     z.literal('all'),
     z.array(z.string().min(1)).min(1),
-    z.strictObject({ tiers: z.array(Tier).min(1).optional(), categories: z.array(z.string().min(1)).min(1).optional(), systems: z.array(z.string().min(1)).min(1).optional() }),
+    z.strictObject({ kinds: z.array(z.enum(BUG_KINDS)).min(1).optional(), tiers: z.array(Tier).min(1).optional(), categories: z.array(z.string().min(1)).min(1).optional(), systems: z.array(z.string().min(1)).min(1).optional() }),
   ]),
   models: z.array(StudyModel).min(1),
   conditions: z.array(Condition).min(1).default(['symptom-only', 'context-augmented']),
@@ -101,8 +101,8 @@ export function studyBugs(study: StudyFile, catalog: Catalog): string[] {
     if (missing.length) throw new UserError(`the study names bugs the set does not have: ${missing.join(', ')} (ddbench bugs lists them)`);
     return all.filter((id) => (study.bugs as string[]).includes(id));
   }
-  const { tiers, categories, systems } = study.bugs;
-  const chosen = catalog.bugs.filter((b) => (tiers === undefined || tiers.includes(b.tier)) && (categories === undefined || categories.some((c) => b.categories.includes(c))) && (systems === undefined || systems.includes(b.system))).map((b) => b.id);
+  const { kinds, tiers, categories, systems } = study.bugs;
+  const chosen = catalog.bugs.filter((b) => (kinds === undefined || kinds.includes(b.kind)) && (tiers === undefined || tiers.includes(b.tier)) && (categories === undefined || categories.some((c) => b.categories.includes(c))) && (systems === undefined || systems.includes(b.system))).map((b) => b.id);
   if (!chosen.length) throw new UserError(`the study's bug selection ${JSON.stringify(study.bugs)} matches no bug of the set`);
   return chosen;
 }
