@@ -46,7 +46,7 @@ export function workspaceFile(dir: string): string {
 
 /**
  * Materialises a bug workspace: the system's source with bug.patch applied, ISSUE.md,
- * the runtime's types with a jsconfig.json, and `.ddbench/`. Nothing of the fix, the
+ * for a miniature the runtime's types with a jsconfig.json, and `.ddbench/`. Nothing of the fix, the
  * reproducer or other bugs is copied.
  */
 export async function openWorkspace(catalog: Catalog, bugId: string, destDir: string): Promise<string> {
@@ -63,7 +63,8 @@ export async function openWorkspace(catalog: Catalog, bugId: string, destDir: st
   try {
     materialiseBuggySource(system, bug, temp);
     fs.copyFileSync(path.join(bug.dir, 'ISSUE.md'), path.join(temp, 'ISSUE.md'));
-    writeEditorSupport(temp);
+    // The runtime's types serve a miniature's JavaScript; a real system's Go tree has no use for them.
+    if (system.kind === 'miniature') writeEditorSupport(temp);
     fs.mkdirSync(path.join(temp, DDBENCH_DIR, 'runs'), { recursive: true });
     fs.mkdirSync(path.join(temp, DDBENCH_DIR, 'records'), { recursive: true });
     const info: z.infer<typeof WorkspaceFile> = { version: 1, bugId: bug.id, system: system.id, createdAt: new Date().toISOString() };
