@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findSystem, loadUpstreamSet, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
+import { findBugSystem, loadUpstreamSet, type BugEntry, type Catalog } from '../../src/core/bugs/catalog';
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { applyUnifiedDiff } from '../../src/core/patch/unified';
 import { runScenarioTrials } from '../../src/core/repro/trials';
@@ -59,7 +59,7 @@ describe('the pilot tier (real upstream code)', function () {
       for (const bug of bugs) {
         const patches = degeneratePatches(bug.id);
         assert.ok(patches.length >= MIN_DEGENERATE, `${bug.id} has ${patches.length} shortcut patches`);
-        const system = findSystem(catalog, bug.system);
+        const system = findBugSystem(catalog, bug);
         for (const file of patches) {
           const dir = path.join(root, `${bug.id}--${path.basename(file, '.patch')}`);
           materialiseBuggySource(system, bug, dir);
