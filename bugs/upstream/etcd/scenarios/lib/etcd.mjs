@@ -117,3 +117,16 @@ export async function stallLeader(t, c, ids, leader, timeoutMs = 30000) {
   }
   return agreedLeader(t, c, ids, t.nodes, timeoutMs).then((l) => l ?? next);
 }
+
+/**
+ * timeToLive, asked again for up to `settleMs` while the reply is an error or more than
+ * `most` seconds: right after a leader change a member may still answer from before it.
+ */
+export async function settledTimeToLive(t, c, node, id, most, settleMs = 3000) {
+  const d = t.deadline(settleMs);
+  for (;;) {
+    const r = await timeToLive(c, node, id);
+    if ((r.ok && r.ttl <= most) || d.expired) return r;
+    await t.sleep(250);
+  }
+}
