@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findBug, loadCatalog, miniatureEntry } from '../../src/core/bugs/catalog';
-import { SystemManifest } from '../../src/core/bugs/manifest';
+import { bugSystem, findBug, loadCatalog, miniatureEntry, type BugEntry } from '../../src/core/bugs/catalog';
+import { BugManifest, SystemManifest } from '../../src/core/bugs/manifest';
 import { requireInstalled, upstreamMissing } from '../../src/core/bugs/upstream-installed';
 import { openWorkspace } from '../../src/core/bugs/workspace';
 import { packagesFor } from '../../src/core/cluster/upstream/setup';
@@ -69,6 +69,51 @@ describe('upstream systems', () => {
     assert.match(JSON.stringify(both.error?.issues), /give entry \(a miniature\) or upstream/);
     const escaping = SystemManifest.safeParse({ ...etcd, upstream: { ...(etcd.upstream as object), build: { ...((etcd.upstream as { build: object }).build), mount: '../etc' } } });
     assert.equal(escaping.success, false);
+  });
+
+  it('gives an upstream bug’s node flags to its system’s command line, and refuses them for a miniature', async () => {
+    const catalog = await loadCatalog();
+    const etcd = catalog.systems.find((s) => s.id === 'etcd')!;
+    const base = etcd.manifest.upstream!.node.args;
+    const pilot = catalog.bugs.filter((b) => b.system === 'etcd');
+    for (const bug of pilot) {
+      const args = bugSystem(etcd, bug).manifest.upstream!.node.args;
+      assert.deepEqual(args, [...base, ...(bug.manifest.upstream?.args ?? [])], bug.id);
+    }
+    assert.ok(pilot.some((b) => (b.manifest.upstream?.args.length ?? 0) > 0), 'a pilot bug runs with flags of its own');
+    assert.deepEqual(etcd.manifest.upstream!.node.args, base, 'the system itself is left as it was');
+    const raw = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'bugs', 'upstream', 'etcd', 'etcd-revision-behind-compaction', 'bug.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(BugManifest.safeParse({ ...raw, upstream: { args: [] } }).success, false, 'an empty list of flags');
+    assert.equal(BugManifest.safeParse({ ...raw, upstream: { args: ['--pre-vote'], env: {} } }).success, false, 'an unknown field');
+    // A miniature bug with node flags does not load.
+    const mini = catalog.bugs.find((b) => b.kind === 'miniature')!;
+    const root = path.join(tmp, 'bugs');
+    const sys = catalog.systems.find((s) => s.id === mini.system)!;
+    fs.cpSync(sys.dir, path.join(root, sys.id), { recursive: true });
+    const file = path.join(root, sys.id, mini.id, 'bug.json');
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), upstream: { args: ['--pre-vote'] } }));
+    const loaded = await loadCatalog(root);
+    assert.ok(!loaded.bugs.some((b) => b.id === mini.id));
+    assert.match(loaded.problems.join('\n'), /upstream: node flags are for a bug of a real upstream system; .* is a miniature/);
+  });
+
+  it('pairs every twin: an upstream bug and a miniature that name each other and cite the same upstream issue or fix', async () => {
+    const catalog = await loadCatalog();
+    const all = new Map<string, { bug: BugEntry; upstream: boolean }>(catalog.bugs.map((bug) => [bug.id, { bug, upstream: bug.kind === 'upstream' }]));
+    let pairs = 0;
+    for (const { bug, upstream } of all.values()) {
+      const twin = bug.manifest.twin;
+      if (twin === undefined) continue;
+      const other = all.get(twin);
+      assert.ok(other, `${bug.id}: its twin ${twin} is not in the set`);
+      assert.equal(other.bug.manifest.twin, bug.id, `${twin} does not name ${bug.id} as its twin`);
+      assert.notEqual(other.upstream, upstream, `${bug.id} and ${twin} are of the same kind`);
+      const a = bug.modelledAfter;
+      const b = other.bug.modelledAfter;
+      assert.ok(a.url === b.url || a.fix.url === b.fix.url, `${bug.id} and ${twin} cite different upstream issues and fixes`);
+      if (upstream) pairs++;
+    }
+    assert.ok(pairs >= 1, 'the pilot tier has a twin');
   });
 
   it('hashes a source tree by its files’ paths, contents and executable bits', () => {

@@ -120,6 +120,7 @@ async function loadBug(system: SystemEntry, dir: string, file: string): Promise<
   for (const r of m.regression) {
     if (!system.manifest.tests.includes(r)) throw new UserError(`${file}: regression: "${r}" is not one of ${system.id}'s tests (${system.manifest.tests.join(', ')})`);
   }
+  if (m.upstream !== undefined && system.manifest.upstream === undefined) throw new UserError(`${file}: upstream: node flags are for a bug of a real upstream system; ${system.id} is a miniature`);
   requireFile(path.join(dir, 'bug.patch'), file, 'bug.patch');
   requireFile(path.join(dir, 'ISSUE.md'), file, 'ISSUE.md');
   return {
@@ -166,6 +167,23 @@ export function findSystem(catalog: Catalog, id: string): SystemEntry {
   const sys = catalog.systems.find((s) => s.id === id);
   if (!sys) throw new UserError(`no system "${id}" in ${catalog.root}`);
   return sys;
+}
+
+/**
+ * The system as `bug` runs it: a bug of a real upstream system may add node flags
+ * (bug.json `upstream.args`) to its node command line. Every path that starts the bug's
+ * cluster (repro, verify, validate, its regression checks, `ddbench up`) takes its system from here.
+ */
+export function bugSystem(system: SystemEntry, bug: BugEntry): SystemEntry {
+  const extra = bug.manifest.upstream?.args;
+  const up = system.manifest.upstream;
+  if (extra === undefined || up === undefined) return system;
+  return { ...system, manifest: { ...system.manifest, upstream: { ...up, node: { ...up.node, args: [...up.node.args, ...extra] } } } };
+}
+
+/** `bug`'s system from the catalogue, as the bug runs it (bugSystem). */
+export function findBugSystem(catalog: Catalog, bug: BugEntry): SystemEntry {
+  return bugSystem(findSystem(catalog, bug.system), bug);
 }
 
 function requireFile(file: string, manifest: string, field: string): void {

@@ -153,6 +153,14 @@ export const BugManifest = z.strictObject({
    * leaves them unused and the fix uses them: an upstream API the buggy version also had.
    */
   keep: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })).default([]),
+  /**
+   * A bug of a real upstream system only: node flags the bug needs that are off by default
+   * (`--pre-vote`), appended to the system's node command line (same placeholders) wherever
+   * this bug's cluster starts. They are configuration a user would report, so ISSUE.md may name them.
+   */
+  upstream: z.strictObject({ args: z.array(z.string().min(1)).min(1) }).optional(),
+  /** The bug of the other kind (upstream or miniature) that re-creates the same upstream mechanism; each names the other. */
+  twin: Id.optional(),
   /** The bug offered first to a newcomer (the editor's walkthrough): a tier-1 bug whose reproducer is quick. One in a set. */
   starter: z.boolean().default(false),
 });

@@ -7,7 +7,7 @@ import { UserError } from '../errors';
 import { DDBENCH_DIR, packageRoot } from '../paths';
 import { copyTree } from '../patch/tree';
 import { applyUnifiedDiff, reverseUnifiedDiff } from '../patch/unified';
-import { findBug, findSystem, loadCatalog, type BugEntry, type Catalog, type SystemEntry } from './catalog';
+import { findBug, findBugSystem, findSystem, loadCatalog, type BugEntry, type Catalog, type SystemEntry } from './catalog';
 import { readManifest } from './manifest';
 import { upstreamMissing } from './upstream-installed';
 
@@ -191,5 +191,5 @@ export async function resolveWorkspace(dir: string, catalog?: Catalog): Promise<
   const info = await readWorkspace(dir);
   const cat = catalog ?? (await loadCatalog());
   const bug = findBug(cat, info.bugId);
-  return { info, catalog: cat, bug, system: findSystem(cat, bug.system) };
+  return { info, catalog: cat, bug, system: findBugSystem(cat, bug) };
 }

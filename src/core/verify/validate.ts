@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BugEntry, Catalog } from '../bugs/catalog';
-import { findSystem } from '../bugs/catalog';
+import { findBugSystem } from '../bugs/catalog';
 import { copySystemParts, materialiseBuggySource, referenceFix } from '../bugs/workspace';
 import { applyUnifiedDiff, diffTrees } from '../patch/unified';
 import { inPool } from '../pool';
@@ -41,7 +41,7 @@ export async function validateBug(
     liveRegression?: boolean;
   } = {},
 ): Promise<ValidationResult> {
-  const system = findSystem(catalog, bug.system);
+  const system = findBugSystem(catalog, bug);
   const trials = opts.trials ?? bug.manifest.reproducer.trials;
   const run = async (runRoot: string) =>
     withScratch(async (scratch) => {

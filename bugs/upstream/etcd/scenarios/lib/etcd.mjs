@@ -87,3 +87,46 @@ export async function get(c, node, key, { serializable = false, revision } = {})
 
 /** The revision a Put or DeleteRange reply carries. */
 export const revisionOf = (r) => Number(r.body?.header?.revision ?? NaN);
+
+/** Grants a lease of `ttl` seconds on one member: { ok, id (decimal string), error }. */
+export async function grant(c, node, ttl) {
+  const r = await call(c, node, 'LeaseGrant', { TTL: ttl }, 5000);
+  return { ok: ok(r) && r.body?.ID !== undefined, id: r.body?.ID === undefined ? undefined : String(r.body.ID), error: why(r) };
+}
+
+/** A lease's remaining TTL in seconds as one member reports it: { ok, ttl, granted, error }; ttl is -1 once the lease is gone. */
+export async function timeToLive(c, node, id) {
+  const r = await call(c, node, 'LeaseTimeToLive', { ID: id }, 5000);
+  return {
+    ok: ok(r),
+    ttl: r.body?.TTL === undefined ? undefined : Number(r.body.TTL),
+    granted: r.body?.grantedTTL === undefined ? undefined : Number(r.body.grantedTTL),
+    error: why(r),
+  };
+}
+
+/** Stalls the current leader (SIGSTOP) until the others agree on another, then resumes it; the new leader. */
+export async function stallLeader(t, c, ids, leader, timeoutMs = 30000) {
+  const rest = t.nodes.filter((n) => n !== leader);
+  await t.pause(leader);
+  let next;
+  try {
+    next = await agreedLeader(t, c, ids, rest, timeoutMs);
+  } finally {
+    await t.resume(leader);
+  }
+  return agreedLeader(t, c, ids, t.nodes, timeoutMs).then((l) => l ?? next);
+}
+
+/**
+ * timeToLive, asked again for up to `settleMs` while the reply is an error or more than
+ * `most` seconds: right after a leader change a member may still answer from before it.
+ */
+export async function settledTimeToLive(t, c, node, id, most, settleMs = 3000) {
+  const d = t.deadline(settleMs);
+  for (;;) {
+    const r = await timeToLive(c, node, id);
+    if ((r.ok && r.ttl <= most) || d.expired) return r;
+    await t.sleep(250);
+  }
+}
