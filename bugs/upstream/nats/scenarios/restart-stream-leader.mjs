@@ -5,8 +5,9 @@ export default {
   name: 'restart-stream-leader',
   description:
     'Three servers hold a replicated in-memory stream (R3). Messages are published, the server leading the stream is ' +
-    'killed, more messages are published while it is down, and it is restarted. Every server must then hold every ' +
-    'acknowledged message, and with another server down for maintenance the two left must still accept publishes.',
+    'killed, more messages are published while it is down and the leadership is handed from the new leader to the ' +
+    'third server, and the killed server is restarted. Every server must then hold every acknowledged message, and ' +
+    'with another server down for maintenance the two left must still accept publishes.',
   timeoutMs: 120000,
   async run(t) {
     const c = await t.client('client-ops');
@@ -29,6 +30,14 @@ export default {
     const second = await streamLeader(t, c, stream, rest);
     t.note('stream leader while the first is down', { leader: second });
     for (let i = 31; i <= 40; i++) await send(rest, i);
+    // Planned maintenance goes on meanwhile: the stream's leadership is handed to the other server.
+    const third = rest.find((n) => n !== second);
+    await t.until(async () => {
+      await call(c, second, 'StreamLeaderStepdown', { stream }, 3000);
+      const l = await streamLeader(t, c, stream, rest, 10000).catch(() => undefined);
+      return l === third ? l : undefined;
+    }, { timeoutMs: 30000, everyMs: 500, description: `${third} to take over the stream` });
+    for (let i = 41; i <= 45; i++) await send(rest, i);
     await t.restart(first);
 
     const last = Math.max(...acked);
@@ -48,13 +57,13 @@ export default {
     }
 
     // Another server goes down for maintenance: two of three are left.
-    const away = t.nodes.find((n) => n !== first && n !== second);
+    const away = second;
     await t.kill(away);
     const up = t.nodes.filter((n) => n !== away);
-    const r = await publish(t, c, up, 'orders.41', 'order-41', 'order-41', 20000);
+    const r = await publish(t, c, up, 'orders.46', 'order-46', 'order-46', 20000);
     t.check('two of three servers accept a publish', ok(r) && typeof r.data?.seq === 'number', { down: away, error: r.error ?? null });
     await t.restart(away);
-    const info = await call(c, second, 'StreamInfo', { stream }, 3000);
+    const info = await call(c, third, 'StreamInfo', { stream }, 3000);
     t.note('stream after the faults', { state: info.data?.state ?? null, cluster: info.data?.cluster ?? null, held });
   },
 };
