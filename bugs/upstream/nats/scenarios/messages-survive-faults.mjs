@@ -1,18 +1,18 @@
-// messages-survive-faults — acknowledged messages of a file stream and an in-memory
-// stream through a partition of a stream leader, a leader hand-over, a server's crash
-// and restart, and a server down while publishing goes on.
+// messages-survive-faults — acknowledged messages of two replicated file streams
+// through a partition of a stream leader, a leader hand-over, a server's crash and
+// restart, and a server down while publishing goes on.
 import { call, createStream, getMsg, ok, publish, replica, streamLeader } from './lib/nats.mjs';
 
 const STREAMS = [
   { name: 'EVENTS', subjects: ['events.>'], num_replicas: 3, storage: 'file' },
-  { name: 'ORDERS', subjects: ['orders.>'], num_replicas: 3, storage: 'memory' },
+  { name: 'ORDERS', subjects: ['orders.>'], num_replicas: 3, storage: 'file', max_msgs_per_subject: 1000 },
 ];
 const prefix = (s) => s.subjects[0].slice(0, -2);
 
 export default {
   name: 'messages-survive-faults',
   description:
-    'Three servers hold two replicated streams (R3), one on file and one in memory, and take publishes while the ' +
+    'Three servers hold two replicated file streams (R3) and take publishes while the ' +
     "leader of a stream is partitioned from the others and the partition heals, while a stream's leader hands over " +
     'to another server, and after a server is killed and restarted. Every publish must be acknowledged once, every ' +
     'acknowledged message must be readable with its payload, every server must come to hold every acknowledged ' +
@@ -53,7 +53,7 @@ export default {
     await t.sleep(500);
     t.note('partitioned', { node: cut });
 
-    // The in-memory stream's leader hands over to another server.
+    // The second stream's leader hands over to another server.
     const before = await streamLeader(t, c, 'ORDERS');
     const down = await call(c, before, 'StreamLeaderStepdown', { stream: 'ORDERS' }, 5000);
     t.note('stepdown', { leader: before, reply: down.data ?? null, error: down.error ?? null });
