@@ -55,9 +55,11 @@ export default {
 
     // The second stream's leader hands over to another server.
     const before = await streamLeader(t, c, 'ORDERS');
-    const down = await call(c, before, 'StreamLeaderStepdown', { stream: 'ORDERS' }, 5000);
-    t.note('stepdown', { leader: before, reply: down.data ?? null, error: down.error ?? null });
-    const after = await streamLeader(t, c, 'ORDERS');
+    const after = await t.until(async () => {
+      await call(c, before, 'StreamLeaderStepdown', { stream: 'ORDERS' }, 5000);
+      const l = await streamLeader(t, c, 'ORDERS', t.nodes, 10000).catch(() => undefined);
+      return l !== undefined && l !== before ? l : undefined;
+    }, { timeoutMs: 40000, everyMs: 500, description: `ORDERS' leadership to move from ${before}` });
     t.note('leader after the hand-over', { before, after });
     await send(t.nodes, 8);
 
@@ -88,7 +90,7 @@ export default {
       }
       const wrong = {};
       for (const [seq, id] of acked[s.name]) {
-        const g = await getMsg(c, t.nodes, s.name, seq);
+        const g = await getMsg(t, c, t.nodes, s.name, seq);
         if (!g.ok || g.payload !== id) wrong[seq] = g.ok ? g.payload : `error: ${g.error}`;
       }
       t.check('every acknowledged message is readable with its payload', Object.keys(wrong).length === 0, { stream: s.name, wrong });

@@ -61,12 +61,18 @@ export async function replica(c, node, stream) {
   return undefined;
 }
 
-/** Reads one message by sequence from the stream's leader: its payload (text) or undefined, and the error. */
-export async function getMsg(c, nodes, stream, seq) {
+/**
+ * Reads one message by sequence from the stream's leader, asking `nodes` in turn until one
+ * answers (JetStream is briefly unavailable while a leader is elected): its payload (text),
+ * or the last error. "no message found" is an answer, not retried.
+ */
+export async function getMsg(t, c, nodes, stream, seq, timeoutMs = 15000) {
+  const d = t.deadline(timeoutMs);
   let r;
-  for (const n of nodes) {
-    r = await call(c, n, 'MsgGet', { stream, payload: { seq } }, 3000);
+  for (let i = 0; ; i++) {
+    r = await call(c, nodes[i % nodes.length], 'MsgGet', { stream, payload: { seq } }, 3000);
     if (ok(r)) return { ok: true, payload: Buffer.from(String(r.data?.message?.data ?? ''), 'base64').toString(), subject: r.data?.message?.subject };
+    if (/no message found/.test(String(r.error)) || d.expired) return { ok: false, error: r.error };
+    await t.sleep(200);
   }
-  return { ok: false, error: r?.error };
 }
