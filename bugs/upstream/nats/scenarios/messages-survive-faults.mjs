@@ -78,11 +78,15 @@ export default {
       const last = Math.max(...seqs);
       for (const node of t.nodes) {
         let r;
+        let tick = 0;
         try {
           await t.until(async () => {
             r = await replica(c, node, s.name);
-            return r !== undefined && r.last >= last && r.messages >= seqs.length;
-          }, { timeoutMs: 20000, everyMs: 250, description: `${node} to hold ${s.name}'s ${seqs.length} messages` });
+            if (r !== undefined && r.last >= last && r.messages >= seqs.length) return true;
+            // A follower learns how far the log is committed from the leader's next entries: keep some coming.
+            if (++tick % 8 === 0) await publish(t, c, t.nodes, `${prefix(s)}.tick`, 'tick', `${s.name.toLowerCase()}-${node}-tick-${tick}`, 3000);
+            return undefined;
+          }, { timeoutMs: 25000, everyMs: 250, description: `${node} to hold ${s.name}'s ${seqs.length} messages` });
         } catch {
           // the check says what it holds
         }
