@@ -24,6 +24,13 @@ export const ClientOperation = z.strictObject({
   to: z.string().min(1).optional(),
   /** An upstream system's HTTP API for it: the body is POSTed as JSON to this path on the named port. */
   http: z.strictObject({ port: z.string().min(1), path: z.string().startsWith('/') }).optional(),
+  /**
+   * An upstream system's NATS API for it (instead of `http`): a request on this subject,
+   * its `{field}`s filled from the body's fields, sent over the NATS text protocol to the
+   * named port; the body's `payload` is the message (a string as is, anything else as
+   * JSON) and its `headers` the message headers. The reply is `{ status, headers, data }`.
+   */
+  nats: z.strictObject({ port: z.string().min(1), subject: z.string().regex(/^[^\s]+$/, 'a subject: no spaces') }).optional(),
 });
 export type ClientOperation = z.infer<typeof ClientOperation>;
 

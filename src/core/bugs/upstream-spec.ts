@@ -18,10 +18,16 @@ export const UpstreamSpec = z.strictObject({
   debian: z.strictObject({
     /** Installed by `ddbench setup upstream`: the source package and the toolchain. */
     packages: z.array(Name).min(1),
-    /** The Debian package whose files are the source, and its pinned version. */
-    source: z.strictObject({ package: Name, version: z.string().min(1) }),
+    /**
+     * The Debian package that is the source, its pinned version, and how the source comes:
+     * `installed`, the files of that (binary) package once installed (etcd's Go source in
+     * golang-etcd-server-dev); `apt-source`, the source package itself, fetched with
+     * `apt-get source package=version` and unpacked at `tree` by `ddbench setup upstream`
+     * (which adds a deb-src entry for the machine's Debian suites when there is none).
+     */
+    source: z.strictObject({ package: Name, version: z.string().min(1), from: z.enum(['installed', 'apt-source']).default('installed') }),
   }),
-  /** Where that package puts the source tree (the workspace's src/ is a copy of it). */
+  /** Where the source tree is (the workspace's src/ is a copy of it): where the package puts it, or where setup unpacks the source package. */
   tree: z.string().startsWith('/'),
   build: z.strictObject({
     /** Where the workspace's src/ is visible inside the build root (GOPATH layout, say). */
@@ -42,7 +48,7 @@ export const UpstreamSpec = z.strictObject({
     /** An HTTP request on the node that shows its state (the Cluster view's state); POST sends `{}`. */
     state: z.strictObject({ port: Name, path: z.string().startsWith('/'), method: z.enum(['GET', 'POST']).default('GET') }).optional(),
   }),
-  /** How the nodes' log lines read; the timeline's reader for them. */
-  logs: z.enum(['zap-json']),
+  /** How the nodes' log lines read; the timeline's reader for them (zap's JSON lines; nats-server's text lines). */
+  logs: z.enum(['zap-json', 'nats-text']),
 });
 export type UpstreamSpec = z.infer<typeof UpstreamSpec>;

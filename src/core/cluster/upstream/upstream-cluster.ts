@@ -7,12 +7,14 @@ import { defaultBugsDir } from '../../bugs/catalog';
 import type { ClientOperation } from '../../bugs/manifest';
 import { UserError } from '../../errors';
 import type { Event, EventInput } from '../../events/event';
+import { natsEvent } from '../../events/formats/nats';
 import { zapEvent } from '../../events/formats/zap';
 import { packageRoot } from '../../paths';
 import { bwrapProgram } from '../../sandbox/isolation';
 import type { Isolation } from '../../sandbox/levels';
 import { bwrapSystemBinds } from '../../sandbox/sandbox';
 import { buildUpstream, type UpstreamBuild } from './build';
+import { natsMessage, natsRequest, natsSubject } from './nats-request';
 import type { UpstreamSpec } from '../../bugs/upstream-spec';
 import type { Json } from '../../../runtime/types';
 import { readLines } from '../../../runtime/ndjson';
@@ -26,6 +28,8 @@ const DATA_DIR = '/data';
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_LINES = 20;
 const OUTPUT_GRACE_MS = 2_000;
+/** The timeline's reader for each log format a system can name (`upstream.logs`). */
+const LOG_READERS: Record<UpstreamSpec['logs'], (line: string, node: string, ts: number) => EventInput | undefined> = { 'zap-json': zapEvent, 'nats-text': natsEvent };
 
 export interface UpstreamClusterOptions {
   system: SystemEntry;
@@ -221,24 +225,33 @@ export class UpstreamCluster implements Cluster {
     const ops = new Map(this.opts.system.manifest.client.map((op) => [op.type, op]));
     const emit = (e: Omit<Event, 'id' | 'ts'>) => this.emit(e);
     const url = (node: string, op: ClientOperation & { http: NonNullable<ClientOperation['http']> }) => this.url(node, op.http.port, op.http.path);
+    const natsAt = (node: string, port: string) => ({ host: this.requireNet('reach a node').address(node).ip, port: this.port(port) });
     const next = () => ++this.clientSeq;
     return {
       name,
       async request(node, type, body, timeoutMs) {
         const op = ops.get(type);
-        if (op?.http === undefined) throw new UserError(`no client operation "${type}" with an HTTP API; the system's are ${[...ops.keys()].join(', ')}`);
+        if (op?.http === undefined && op?.nats === undefined) throw new UserError(`no client operation "${type}" with an HTTP or NATS API; the system's are ${[...ops.keys()].join(', ')}`);
+        const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {};
+        // A NATS request's subject and message come from the body; a bad body is the caller's error, before anything is sent.
+        const nats = op.nats && { subject: natsSubject(op.nats.subject, fields), ...natsMessage(fields), ...natsAt(node, op.nats.port) };
         const msgId = `${name}-${next()}`;
-        emit({ node: name, kind: 'send', peer: node, msgId, msg: type, fields: { body } });
+        emit({ node: name, kind: 'send', peer: node, msgId, msg: type, fields: { body, ...(nats && { subject: nats.subject }) } });
         let reply: Json;
         try {
-          const res = await fetch(url(node, { ...op, http: op.http }), {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-            signal: AbortSignal.timeout(timeoutMs),
-          });
-          const text = await res.text();
-          reply = { status: res.status, body: parseJson(text) };
+          if (nats) {
+            const r = await natsRequest({ ...nats, timeoutMs });
+            reply = { status: r.status, ...(r.description !== undefined && { description: r.description }), headers: r.headers, data: parseJson(r.data.toString()) };
+          } else {
+            const res = await fetch(url(node, { ...op, http: op.http as NonNullable<ClientOperation['http']> }), {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+              signal: AbortSignal.timeout(timeoutMs),
+            });
+            const text = await res.text();
+            reply = { status: res.status, body: parseJson(text) };
+          }
         } catch (err) {
           const reason = err instanceof Error && err.name === 'TimeoutError' ? `no reply within ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
           emit({ node: name, kind: 'log', level: 'warn', peer: node, msg: `${type} failed: ${reason}` });
@@ -269,9 +282,13 @@ export class UpstreamCluster implements Cluster {
 
   private url(node: string, port: string, p: string): string {
     const net = this.requireNet('reach a node');
-    const number = this.spec.node.ports[port];
-    if (number === undefined) throw new UserError(`${this.opts.system.id}: no port "${port}" (the nodes' ports are ${Object.keys(this.spec.node.ports).join(', ')})`);
-    return `http://${net.address(node).ip}:${number}${p}`;
+    return `http://${net.address(node).ip}:${this.port(port)}${p}`;
+  }
+
+  private port(name: string): number {
+    const number = this.spec.node.ports[name];
+    if (number === undefined) throw new UserError(`${this.opts.system.id}: no port "${name}" (the nodes' ports are ${Object.keys(this.spec.node.ports).join(', ')})`);
+    return number;
   }
 
   private spawnNode(slot: Slot, why: 'start' | 'restart'): void {
@@ -302,7 +319,7 @@ export class UpstreamCluster implements Cluster {
         if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
       }
       const ts = this.now();
-      const event: EventInput = zapEvent(line, slot.id, ts) ?? { ts, node: slot.id, kind: 'log', level: stream === 'stderr' ? 'warn' : 'info', msg: line };
+      const event: EventInput = LOG_READERS[this.spec.logs](line, slot.id, ts) ?? { ts, node: slot.id, kind: 'log', level: stream === 'stderr' ? 'warn' : 'info', msg: line };
       this.log.add(event);
     };
     readLines(child.stdout, (l) => onLine(l, 'stdout'));
