@@ -74,8 +74,8 @@ withOptions(
 withOptions(
   program
     .command('setup')
-    .description('install what the real upstream systems need (Debian packages with their sources, the sandbox) and build them once; needs root')
-    .argument('<what>', 'what to set up: upstream'),
+    .description('upstream: install what the real upstream systems need (Debian packages with their sources, the sandbox) and build them once (needs root); image: build the ddbench CLI image on the Docker engine without a registry (deploy/README.md)')
+    .argument('<what>', 'what to set up: upstream or image'),
   setupOptions,
   (o, what: string) => commandSetup(what, o),
 );

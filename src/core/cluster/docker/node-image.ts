@@ -4,7 +4,7 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { UserError } from '../../errors';
 import { followProgress, idempotent, statusOf } from './engine';
-import { collectRootfs, hashRootfs, packRootfs } from './rootfs';
+import { collectRootfs, hashRootfs, listFiles, packRootfs, statKey, type Rootfs } from './rootfs';
 
 /**
  * Which image the nodes run in, in this order: the system's own image or Dockerfile
@@ -97,43 +97,66 @@ function tempTag(): string {
   return `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-let rootfs: ReturnType<typeof collectRootfs> | undefined;
-
-async function builtNodeImage(docker: Docker, progress: (m: string) => void): Promise<string> {
-  // Running ldd is slow on a loaded machine and its answer does not change while we run.
-  rootfs ??= collectRootfs();
-  rootfs.catch(() => (rootfs = undefined));
-  const files = await rootfs;
-  const statKey = files.map((f) => {
-    const st = fs.statSync(f.source);
-    return `${f.source}:${st.size}:${st.mtimeMs}:${st.ino}`;
-  });
-  const key = `built\0${statKey.join('\0')}`;
-  const ref = await memo(key, async () => {
-    const tag = (await hashRootfs(files)).slice(0, 16);
-    const ref = `${BUILT_REPO}:${tag}`;
-    if (await exists(docker, ref)) return ref;
-    progress(`building the node image ${ref} from this machine's Node.js (once; it is cached)`);
-    const temp = tempTag();
-    const output = await docker.importImage(packRootfs(files), {
-      repo: BUILT_REPO,
-      tag: temp,
-      changes: [PATH_ENV, `LABEL ${IMAGE_LABEL}=node`],
-    });
-    await followProgress(docker, output);
-    return publish(docker, BUILT_REPO, temp, tag);
-  });
-  if (await exists(docker, ref)) return ref;
-  // Someone removed the cached image while we ran: build it again.
-  builds.delete(key);
-  return builtNodeImage(docker, progress);
+/** An image made by `docker import` of a rootfs assembled on this machine (rootfs.ts). */
+export interface RootfsImageSpec {
+  repo: string;
+  /** Bumped when the layout changes, so an image built by an older recipe is not reused. */
+  recipe: string;
+  collect(): Promise<Rootfs>;
+  /** Where collect() takes its files from, when that varies (a package root): rootfs collections are remembered by it. */
+  source?: string;
+  /** `docker import --change` lines (ENV, USER, WORKDIR, ...); PATH and the image label are added. */
+  changes?: string[];
+  /** The image label's value: what kind of image this is. */
+  kind: string;
+  /** For progress messages. */
+  what: string;
 }
 
-function listFiles(root: string, dir = ''): string[] {
-  return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
-    const rel = dir === '' ? e.name : `${dir}/${e.name}`;
-    return e.isDirectory() ? listFiles(root, rel) : e.isFile() ? [rel] : [];
+/** Rootfs collections by image and source: running ldd is slow on a loaded machine and its answer does not change while we run. */
+const collected = new Map<string, Promise<Rootfs>>();
+
+/**
+ * The image of `spec`, tagged `repo:<16 hex digits of its content hash>`: reused when the
+ * engine has it, else imported (under a temporary tag, then published) with the older
+ * builds of `repo` removed. `built` says whether this call imported it.
+ */
+export async function rootfsImage(docker: Docker, spec: RootfsImageSpec, progress: (m: string) => void = () => undefined): Promise<{ ref: string; built: boolean }> {
+  const which = `${spec.repo}\0${spec.recipe}\0${spec.source ?? ''}`;
+  let pending = collected.get(which);
+  if (pending === undefined) {
+    pending = spec.collect();
+    collected.set(which, pending);
+    pending.catch(() => collected.delete(which));
+  }
+  const rootfs = await pending;
+  const key = `${which}\0${statKey(rootfs)}`;
+  let built = false;
+  const ref = await memo(key, async () => {
+    const tag = (await hashRootfs(spec.recipe, rootfs)).slice(0, 16);
+    const ref = `${spec.repo}:${tag}`;
+    if (await exists(docker, ref)) return ref;
+    progress(`building ${spec.what} ${ref} from this machine's files (once; it is cached)`);
+    built = true;
+    const temp = tempTag();
+    const output = await docker.importImage(packRootfs(rootfs), {
+      repo: spec.repo,
+      tag: temp,
+      changes: [PATH_ENV, ...(spec.changes ?? []), `LABEL ${IMAGE_LABEL}=${spec.kind}`],
+    });
+    await followProgress(docker, output);
+    return publish(docker, spec.repo, temp, tag);
   });
+  if (await exists(docker, ref)) return { ref, built };
+  // Someone removed the cached image while we ran: build it again.
+  builds.delete(key);
+  return rootfsImage(docker, spec, progress);
+}
+
+const NODE_IMAGE: RootfsImageSpec = { repo: BUILT_REPO, recipe: 'ddbench-node-rootfs-2', collect: collectRootfs, kind: 'node', what: 'the node image' };
+
+async function builtNodeImage(docker: Docker, progress: (m: string) => void): Promise<string> {
+  return (await rootfsImage(docker, NODE_IMAGE, progress)).ref;
 }
 
 /** Builds a system's Dockerfile context; its FROM may use the build arg DDBENCH_NODE_IMAGE (the built node image). */
@@ -141,7 +164,7 @@ async function systemDockerfileImage(docker: Docker, spec: SystemImageSpec & { c
   const context = path.resolve(spec.dir, spec.context);
   if (!fs.existsSync(context)) throw new UserError(`${spec.id}: docker context ${context} (system.json docker.context) does not exist`);
   const dockerfile = spec.dockerfile ?? 'Dockerfile';
-  const files = listFiles(context).sort();
+  const files = listFiles(context);
   if (!files.includes(dockerfile)) throw new UserError(`${spec.id}: no ${dockerfile} in the docker context ${context}`);
   const base = await builtNodeImage(docker, progress);
   const hash = createHash('sha256').update(base);
