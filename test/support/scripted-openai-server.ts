@@ -63,6 +63,8 @@ export interface ScriptedServerOptions {
   models?: string[];
   /** When set, any other key gets OpenAI's 401 invalid_api_key. */
   apiKey?: string;
+  /** The address to listen on (default loopback); a docker bridge's gateway lets containers on it reach the server. */
+  host?: string;
 }
 
 const RequestBody = z.looseObject({
@@ -89,14 +91,17 @@ export class ScriptedOpenAIServer {
 
   static async start(opts: ScriptedServerOptions): Promise<ScriptedOpenAIServer> {
     const s = new ScriptedOpenAIServer(opts);
-    await new Promise<void>((resolve) => s.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      s.server.once('error', reject);
+      s.server.listen(0, opts.host ?? '127.0.0.1', resolve);
+    });
     s.port = (s.server.address() as AddressInfo).port;
     return s;
   }
 
   /** The base URL to give the client (ends in /v1, like the real one). */
   get url(): string {
-    return `http://127.0.0.1:${this.port}/v1`;
+    return `http://${this.opts.host ?? '127.0.0.1'}:${this.port}/v1`;
   }
 
   /** Replies not yet played. */
