@@ -140,7 +140,6 @@ export function podContainer(job: JobManifest, r: PodRehearsal): Docker.Containe
   const sc = c.securityContext;
   const securityOpt = [
     ...(pod.securityContext.seccompProfile.type === 'Unconfined' ? ['seccomp=unconfined'] : []),
-    ...(sc.procMount === 'Unmasked' ? ['systempaths=unconfined'] : []),
     ...(sc.allowPrivilegeEscalation ? [] : ['no-new-privileges']),
   ];
   return {
@@ -153,6 +152,8 @@ export function podContainer(job: JobManifest, r: PodRehearsal): Docker.Containe
       Binds: binds,
       CapDrop: sc.capabilities.drop,
       SecurityOpt: securityOpt,
+      // procMount: Unmasked is the CLI's --security-opt systempaths=unconfined: no masked or read-only /proc paths.
+      ...(sc.procMount === 'Unmasked' && { MaskedPaths: [], ReadonlyPaths: [] }),
       NanoCpus: nanoCpus(c.resources.limits.cpu),
       Memory: bytes(c.resources.limits.memory),
       NetworkMode: r.network,
