@@ -9,6 +9,7 @@ import tar from 'tar-stream';
 import { loadCatalog } from '../../src/core/bugs/catalog';
 import { buildCliImage, CLI_REPO, PACKAGE_IN_IMAGE, type CliImage } from '../../src/core/cluster/docker/cli-image';
 import { IMAGE_LABEL } from '../../src/core/cluster/docker/node-image';
+import { onPath } from '../../src/core/cluster/docker/rootfs';
 import { packageRoot } from '../../src/core/paths';
 import { planBench } from '../../src/core/study/bench';
 import { loadRecords } from '../../src/core/study/collect';
@@ -85,7 +86,7 @@ describe('deploy: the CLI image runs two shards of a study as the Job’s pods w
   this.timeout(20 * 60_000);
   let docker: Docker;
   let image: CliImage;
-  let tmp: string;
+  let tmp: string | undefined;
   let server: ScriptedOpenAIServer | undefined;
   let network: Docker.Network | undefined;
   const containers: Docker.Container[] = [];
@@ -95,6 +96,10 @@ describe('deploy: the CLI image runs two shards of a study as the Job’s pods w
 
   before(async function () {
     docker = await dockerOrSkip(this);
+    if (onPath('bwrap') === undefined) {
+      console.log('      (deploy tests skipped: bubblewrap is not installed, and the CLI image carries it; apt-get install bubblewrap)');
+      this.skip();
+    }
     danglingBefore = (await docker.listImages({ filters: ourDangling })).length;
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-deploy-'));
     image = await buildCliImage(docker);
@@ -106,7 +111,7 @@ describe('deploy: the CLI image runs two shards of a study as the Job’s pods w
     for (const c of containers) await c.remove({ force: true }).catch(() => undefined);
     if (network) await network.remove().catch(() => undefined);
     await server?.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
+    if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   it("the Dockerfile's package stage holds the same files as the image built offline", async function () {
@@ -129,6 +134,7 @@ describe('deploy: the CLI image runs two shards of a study as the Job’s pods w
   });
 
   it('two containers, each one pod of the indexed Job, run their shards; the merged records report every run once', async () => {
+    assert.ok(tmp !== undefined);
     const job = readJobManifest();
     assert.equal(job.spec.completions, SHARDS, 'the manifest as shipped runs two shards');
     console.log(`      not reproduced on Docker: ${notReproduced(job).join('; ')}`);
