@@ -11,7 +11,7 @@ import { validateBug } from '../../src/core/verify/validate';
 import { inPool } from '../../src/core/pool';
 
 /**
- * The pilot tier's bugs in real upstream code (docs/upstream.md), validated live as CI
+ * The pilot tier's bugs in real upstream code (docs/upstream-tier.md), validated live as CI
  * validates the miniatures: one trial a code version (a buggy code that passed its one
  * trial gets a second sample, never its fix), each regression check once on both. There
  * is no simulation of real binaries. CI has run `ddbench setup upstream`; elsewhere the
