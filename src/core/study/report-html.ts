@@ -77,6 +77,7 @@ export function reportBody(r: Report): string {
       ),
     );
   }
+  parts.push(twinsSection(r));
   parts.push(
     `<h2>Attempts</h2>`,
     r.attempts.length > 30 ? `<details><summary>${r.attempts.length} attempts</summary>` : '',
@@ -163,6 +164,21 @@ function efficiencySection(r: Report): string {
     );
   }
   return parts.join('');
+}
+
+/** Each twin pair: the miniature against the real code, per group and pooled. */
+function twinsSection(r: Report): string {
+  if (!r.twins.length) return '';
+  const side = (t: Report['twins'][number]['groups'][number]['miniature']) => `${rateText(t)} · ${minutes(t.medianTimeToFixMs) || '–'}${t.meanSteps === null ? '' : ` · ${t.meanSteps.toFixed(1)} steps`}${t.meanTokens === null ? '' : ` · ${Math.round(t.meanTokens).toLocaleString('en')} tokens`}`;
+  return [
+    `<h2>Twins: the miniature and the real code</h2><p class="meta">A miniature and a bug in the real upstream code that re-create the same upstream mechanism. Each side: pass rate (fixed/attempts), median time to fix, mean steps and tokens. Difference: the real code's rate minus the miniature's, 95% Newcombe interval. Paired: one attempt on each, by repeat for an agent and by participant for people; solved on both, only the miniature, only the real code, neither; McNemar's exact p on the pairs that differ.</p>`,
+    ...r.twins.map((t) =>
+      table(
+        ['group', `miniature: ${t.miniature}`, `real code: ${t.upstream}`, 'difference', '95% CI', 'paired (both / mini only / real only / neither)', 'McNemar p'],
+        t.groups.map((g) => [g.group, side(g.miniature), side(g.upstream), signedPp(g.difference), `${signedPp(g.ci[0])} … ${signedPp(g.ci[1])}`, `${g.agreement.both} / ${g.agreement.miniatureOnly} / ${g.agreement.upstreamOnly} / ${g.agreement.neither} of ${g.agreement.pairs}`, pValue(g.agreement.p)]),
+      ),
+    ),
+  ].join('');
 }
 
 function provenance(r: Report): string {
