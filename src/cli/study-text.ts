@@ -1,7 +1,7 @@
 import type { Report, Summary } from '../core/study/report';
 import { say } from './output';
 
-/** The report for a terminal: the overall table, the lift, the spread, pass rates per bug. */
+/** The report for a terminal: the overall table, the lift, the spread, pass rates per bug, the twins. */
 export function printReport(r: Report): void {
   const apart = [r.inProgress ? `${r.inProgress} in progress` : '', r.errors ? `${r.errors} run error(s)` : '', r.interrupted ? `${r.interrupted} interrupted` : ''].filter(Boolean);
   say(`${r.counted} finished attempt(s) from ${r.files.length} file(s)${apart.length ? `; not counted: ${apart.join(', ')}` : ''}`);
@@ -46,6 +46,13 @@ export function printReport(r: Report): void {
       return s ? rate(s) : '–';
     })]),
   );
+  for (const t of r.twins) {
+    say(`\ntwins: the miniature ${t.miniature} and the real code ${t.upstream} (real − miniature, 95% Newcombe CI; paired: both / miniature only / real only / neither):`);
+    table(
+      ['group', 'miniature', 'real code', 'difference', 'paired', 'McNemar p', 'steps (mini, real)'],
+      t.groups.map((g) => [g.group, rate(g.miniature), rate(g.upstream), `${pp(g.difference)} [${pp(g.ci[0])}, ${pp(g.ci[1])}]`, `${g.agreement.both}/${g.agreement.miniatureOnly}/${g.agreement.upstreamOnly}/${g.agreement.neither} of ${g.agreement.pairs}`, pValue(g.agreement.p), g.miniature.meanSteps === null || g.upstream.meanSteps === null ? '–' : `${g.miniature.meanSteps.toFixed(1)}, ${g.upstream.meanSteps.toFixed(1)}`]),
+    );
+  }
 }
 
 function changeText(c: Report['efficiency']['perModel'][number]['solved']['steps'], fmt: (v: number) => string): string {

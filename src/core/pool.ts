@@ -1,6 +1,7 @@
 /**
  * Runs `work` over `items` with at most `limit` at once, results in the items' order.
- * Items not yet started when `signal` aborts are skipped (their slots stay undefined).
+ * Items not yet started when `signal` aborts are skipped: the results are then those of
+ * the items that ran, still in order (callers read them as complete results).
  */
 export async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
   const results: R[] = new Array(items.length);
@@ -12,5 +13,6 @@ export async function inPool<T, R>(items: readonly T[], limit: number, work: (it
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
+  // `filter` skips the slots of skipped items.
+  return results.filter(() => true);
 }

@@ -6,12 +6,12 @@ import { findBugSystem, loadCatalog, type BugEntry, type Catalog } from '../../s
 import { materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { applyUnifiedDiff } from '../../src/core/patch/unified';
 import { runScenarioTrials } from '../../src/core/repro/trials';
-import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import { validateBug } from '../../src/core/verify/validate';
 import { inPool } from '../../src/core/pool';
+import { skipUnlessRunnable, whyUpstreamCannotRun } from '../support/upstream';
 
 /**
- * The pilot tier's bugs in real upstream code (docs/upstream.md), validated live as CI
+ * The pilot tier's bugs in real upstream code (docs/upstream-tier.md), validated live as CI
  * validates the miniatures: one trial a code version (a buggy code that passed its one
  * trial gets a second sample, never its fix), each regression check once on both. There
  * is no simulation of real binaries. CI has run `ddbench setup upstream`; elsewhere the
@@ -49,11 +49,7 @@ describe('the pilot tier (real upstream code)', function () {
     catalog = await loadCatalog();
     bugs = catalog.bugs.filter((b) => b.kind === 'upstream');
     const missing = catalog.systems.filter((s) => s.kind === 'upstream').filter((s) => !fs.existsSync(s.manifest.upstream?.tree ?? '/nonexistent')).map((s) => s.id);
-    const why = process.getuid?.() !== 0 ? 'the run network needs root' : bwrapProgram() === undefined ? 'bubblewrap is not available' : missing.length > 0 ? `${missing.join(', ')} not installed (run \`ddbench setup upstream\`)` : undefined;
-    if (why !== undefined) {
-      if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);
-      this.skip();
-    }
+    skipUnlessRunnable(this, whyUpstreamCannotRun(missing));
   });
 
   it('has its bugs in manifests that load, each with a reproducer and regression checks of its system', () => {

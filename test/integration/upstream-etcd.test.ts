@@ -3,14 +3,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
+import type { SystemEntry } from '../../src/core/bugs/catalog';
 import { createSystemCluster } from '../../src/core/cluster';
 import { BuildFailed, buildUpstream } from '../../src/core/cluster/upstream/build';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { runScenarioTrials } from '../../src/core/repro/trials';
-import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import type { Json } from '../../src/runtime/types';
+import { upstreamScratch } from '../support/upstream';
 
 /**
  * The real etcd 3.4 from Debian's sources (bug kind `upstream`): built in the sandbox,
@@ -19,14 +19,6 @@ import type { Json } from '../../src/runtime/types';
  * suite is skipped, saying why, until that has run.
  */
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-
-function missing(system: SystemEntry | undefined): string | undefined {
-  if (system === undefined) return 'bugs/upstream/etcd/system.json is missing';
-  if (process.getuid?.() !== 0) return 'the run network needs root';
-  if (bwrapProgram() === undefined) return 'bubblewrap is not available';
-  if (!fs.existsSync(system.manifest.upstream?.tree ?? '/nonexistent')) return 'the etcd source is not installed (run `ddbench setup upstream`)';
-  return undefined;
-}
 
 function obj(v: Json | undefined): Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
@@ -74,14 +66,7 @@ describe('upstream etcd (real binaries)', function () {
   let tmp: string;
 
   before(async function () {
-    system = (await loadCatalog()).systems.find((s) => s.kind === 'upstream' && s.id === 'etcd');
-    const why = missing(system);
-    if (why !== undefined) {
-      if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);
-      this.skip();
-    }
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-'));
-    fs.cpSync((system as SystemEntry).manifest.upstream!.tree, path.join(tmp, 'src'), { recursive: true });
+    ({ system, tmp } = await upstreamScratch(this, 'etcd'));
   });
 
   after(() => {

@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
+import type { SystemEntry } from '../../src/core/bugs/catalog';
 import { createSystemCluster } from '../../src/core/cluster';
 import { natsRequest } from '../../src/core/cluster/upstream/nats-request';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
-import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import type { Json } from '../../src/runtime/types';
+import { upstreamScratch } from '../support/upstream';
 
 /**
  * The real nats-server 2.9 from Debian's source package (bug kind `upstream`): NATS
@@ -91,23 +90,7 @@ describe('upstream NATS (real binaries)', function () {
   let tmp: string;
 
   before(async function () {
-    system = (await loadCatalog()).systems.find((s) => s.kind === 'upstream' && s.id === 'nats');
-    const why =
-      system === undefined
-        ? 'bugs/upstream/nats/system.json is missing'
-        : process.getuid?.() !== 0
-          ? 'the run network needs root'
-          : bwrapProgram() === undefined
-            ? 'bubblewrap is not available'
-            : !fs.existsSync(system.manifest.upstream?.tree ?? '/nonexistent')
-              ? 'the nats-server source is not unpacked (run `ddbench setup upstream`)'
-              : undefined;
-    if (why !== undefined) {
-      if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);
-      this.skip();
-    }
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-nats-'));
-    fs.cpSync((system as SystemEntry).manifest.upstream!.tree, path.join(tmp, 'src'), { recursive: true });
+    ({ system, tmp } = await upstreamScratch(this, 'nats'));
   });
 
   after(() => {

@@ -73,6 +73,5 @@ export async function runScenarioTrials(
     },
     opts.signal,
   );
-  const ran = results.filter((r) => r !== undefined);
-  return { scenario, trials: ran, passed: ran.filter((r) => r.verdict === 'pass').length, failed: ran.filter((r) => r.verdict !== 'pass').length };
+  return { scenario, trials: results, passed: results.filter((r) => r.verdict === 'pass').length, failed: results.filter((r) => r.verdict !== 'pass').length };
 }

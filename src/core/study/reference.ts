@@ -6,7 +6,7 @@ import type { BugInfo } from './report';
 
 /** What a report needs of every bug in the set. */
 export function bugInfos(catalog: Catalog): Map<string, BugInfo> {
-  return new Map(catalog.bugs.map((b) => [b.id, { system: b.system, tier: b.tier, title: b.title, referenceFix: referenceFix(b) }]));
+  return new Map(catalog.bugs.map((b) => [b.id, { system: b.system, tier: b.tier, title: b.title, referenceFix: referenceFix(b), kind: b.kind, ...(b.manifest.twin !== undefined && { twin: b.manifest.twin }) }]));
 }
 
 export interface ReferenceComparison {

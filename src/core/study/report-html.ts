@@ -77,6 +77,7 @@ export function reportBody(r: Report): string {
       ),
     );
   }
+  parts.push(twinsSection(r));
   parts.push(
     `<h2>Attempts</h2>`,
     r.attempts.length > 30 ? `<details><summary>${r.attempts.length} attempts</summary>` : '',
@@ -163,6 +164,34 @@ function efficiencySection(r: Report): string {
     );
   }
   return parts.join('');
+}
+
+/** Each twin pair: the miniature against the real code, per group and pooled: pass rates, then what a fix cost on each. */
+function twinsSection(r: Report): string {
+  if (!r.twins.length) return '';
+  const arrow = (a: string, b: string) => (a || b ? `${a || '–'} → ${b || '–'}` : '–');
+  const round = (v: number | null, f: (x: number) => string) => (v === null ? '' : f(v));
+  return [
+    `<h2>Twins: the miniature and the real code</h2><p class="meta">A miniature and a bug in the real upstream code that re-create the same upstream mechanism. Difference: the real code's pass rate minus the miniature's, 95% Newcombe interval. Paired: one attempt on each, by repeat for an agent and by participant for people, solved on both / only the miniature / only the real code / neither, with McNemar's exact p on the pairs that differ. Then, miniature → real code: median time to fix, mean steps and tokens.</p>`,
+    ...r.twins.map((t) =>
+      [
+        `<p><strong>${esc(t.miniature)}</strong> (miniature) and <strong>${esc(t.upstream)}</strong> (real code)</p>`,
+        table(
+          ['group', 'miniature', 'real code', 'difference', '95% CI', 'paired', 'McNemar p'],
+          t.groups.map((g) => [g.group, rateText(g.miniature), rateText(g.upstream), signedPp(g.difference), `${signedPp(g.ci[0])} … ${signedPp(g.ci[1])}`, `${g.agreement.both} / ${g.agreement.miniatureOnly} / ${g.agreement.upstreamOnly} / ${g.agreement.neither} of ${g.agreement.pairs}`, pValue(g.agreement.p)]),
+        ),
+        table(
+          ['group', 'time to fix', 'steps', 'tokens'],
+          t.groups.map((g) => [
+            g.group,
+            arrow(minutes(g.miniature.medianTimeToFixMs), minutes(g.upstream.medianTimeToFixMs)),
+            arrow(round(g.miniature.meanSteps, (v) => v.toFixed(1)), round(g.upstream.meanSteps, (v) => v.toFixed(1))),
+            arrow(round(g.miniature.meanTokens, (v) => Math.round(v).toLocaleString('en')), round(g.upstream.meanTokens, (v) => Math.round(v).toLocaleString('en'))),
+          ]),
+        ),
+      ].join(''),
+    ),
+  ].join('');
 }
 
 function provenance(r: Report): string {

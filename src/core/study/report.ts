@@ -3,6 +3,7 @@ import type { RecordSet } from './collect';
 import { patchSimilarity } from './patch-metrics';
 import { asymmetry, Asymmetry, EfficiencyLift, efficiencyLift, McNemar } from './efficiency';
 import { Condition, type AttemptRecord } from './schema';
+import { compareTwins, TwinComparison } from './twins';
 import { mcnemarExact, mean, median, newcombe, sum, wilson } from './stats';
 
 /**
@@ -144,6 +145,8 @@ export const Report = z.object({
   asymmetry: Asymmetry,
   spread: z.array(Spread),
   peopleVsAgents: z.array(PeopleVsAgents),
+  /** Miniature and real-code twins both attempted: rates, efficiency and agreement per group (twins.ts). */
+  twins: z.array(TwinComparison),
   attempts: z.array(AttemptRow),
 });
 export type Report = z.infer<typeof Report>;
@@ -154,6 +157,9 @@ export interface BugInfo {
   tier: 1 | 2 | 3;
   title: string;
   referenceFix: string;
+  /** A miniature or a bug in the real upstream code, and the bug of the other kind with the same mechanism. */
+  kind?: 'miniature' | 'upstream';
+  twin?: string;
 }
 
 export const PEOPLE = 'people';
@@ -229,8 +235,14 @@ export function buildReport(set: RecordSet, bugs: ReadonlyMap<string, BugInfo>, 
     ...liftAndEfficiency(agents, seed, resamples),
     spread: spreadOf(agents),
     peopleVsAgents,
+    twins: compareTwins(twinPairs(bugs), finished, (a) => groupOf(a).id),
     attempts: set.attempts.map((a) => rowOf(a, similarity.get(a.id) ?? null)),
   };
+}
+
+/** The twin pairs the bug set declares, each once: an upstream bug and the miniature it names. */
+function twinPairs(bugs: ReadonlyMap<string, BugInfo>): { miniature: string; upstream: string }[] {
+  return [...bugs].flatMap(([id, b]) => (b.kind === 'upstream' && b.twin !== undefined && bugs.get(b.twin)?.kind === 'miniature' ? [{ miniature: b.twin, upstream: id }] : []));
 }
 
 function rateOf(passed: number, n: number): Rate {

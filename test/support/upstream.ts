@@ -1,0 +1,35 @@
+// The pilot tier's systems in the live tests: what stops one running on this machine,
+// and a scratch copy of its source to run.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
+import { bwrapProgram } from '../../src/core/sandbox/isolation';
+
+/** Why the pilot systems cannot run here, or undefined when they can; `missing` names those not set up. */
+export function whyUpstreamCannotRun(missing: readonly string[]): string | undefined {
+  if (process.getuid?.() !== 0) return 'the run network needs root';
+  if (bwrapProgram() === undefined) return 'bubblewrap is not available';
+  if (missing.length > 0) return `${missing.join(', ')} not set up (run \`ddbench setup upstream\`)`;
+  return undefined;
+}
+
+/**
+ * Skips the suite, saying why, where it cannot run — and fails it in CI, which runs
+ * `ddbench setup upstream` first.
+ */
+export function skipUnlessRunnable(ctx: Mocha.Context, why: string | undefined): void {
+  if (why === undefined) return;
+  if (process.env.CI) throw new Error(`CI runs \`ddbench setup upstream\` first, yet ${why}`);
+  ctx.skip();
+}
+
+/** The pilot system `id`, with its source copied as `src/` into a fresh scratch folder (the caller removes it). */
+export async function upstreamScratch(ctx: Mocha.Context, id: string): Promise<{ system: SystemEntry; tmp: string }> {
+  const system = (await loadCatalog()).systems.find((s) => s.kind === 'upstream' && s.id === id);
+  const tree = system?.manifest.upstream?.tree;
+  skipUnlessRunnable(ctx, system === undefined ? `bugs/upstream/${id}/system.json is missing` : whyUpstreamCannotRun(tree !== undefined && fs.existsSync(tree) ? [] : [id]));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `ddbench-upstream-${id}-`));
+  fs.cpSync(tree!, path.join(tmp, 'src'), { recursive: true });
+  return { system: system!, tmp };
+}
