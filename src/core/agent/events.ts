@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Condition } from './config';
+import { Isolation } from '../sandbox/levels';
 
 /**
  * What a run reports while it goes (the editor's transcript and the CLI's progress)
@@ -67,6 +68,8 @@ export const Attempt = z.object({
     .optional(),
   /** Why the patch could not be verified at all (it did not apply, or verification broke). */
   error: z.string().optional(),
+  /** The weakest isolation the patched code ran under in this verification (absent in older trajectories). */
+  isolation: Isolation.optional(),
   runDir: z.string().optional(),
   ms: z.number().int(),
 });

@@ -31,6 +31,7 @@ export function attemptOf(n: number, r: VerifyResult, files: Attempt['files'], m
     reproducer: { passed: r.passed, total: r.trials.length, trials },
     regression,
     ...(sim && { sim }),
+    ...(r.isolation !== undefined && { isolation: r.isolation }),
     runDir: r.runDir,
     ms,
   };

@@ -188,6 +188,7 @@ function verificationOfAgentAttempt(a: AgentAttempt, started: Date, t: number): 
         ...(a.sim.firstFailingSeed !== undefined && { firstFailingSeed: a.sim.firstFailingSeed }),
       },
     }),
+    ...(a.isolation !== undefined && { isolation: a.isolation }),
     ...(a.error !== undefined && { error: a.error }),
   };
 }
