@@ -208,6 +208,27 @@ describe('deploy: the CLI image runs two shards of a study as the Job’s pods w
     assert.ok(!allText(results).includes(KEY) && !logs.join('').includes(KEY), 'the API key is in no record, file or log');
   });
 
+  it("without the pod's seccomp and /proc settings bubblewrap cannot sandbox in the container (why the Job asks for them)", async () => {
+    const job = readJobManifest();
+    const pod = podContainer(job, { image: image.ref, index: 0, configMaps: { 'ddbench-settings/endpoint': 'http://unused.invalid/v1' }, secrets: { 'api-key': 'unused' }, volumes: { study: os.tmpdir(), results: os.tmpdir() }, network: 'none', labels: { [RUN_LABEL]: 'deploy' } });
+    const probe = ['bwrap', '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--', '/usr/local/bin/node', '-e', 'console.log("sandboxed as pid " + process.pid)'];
+    const run = async (hostConfig: Docker.HostConfig) => {
+      const c = await docker.createContainer({ Image: image.ref, Cmd: probe, User: pod.User, Labels: pod.Labels, HostConfig: { ...hostConfig, NetworkMode: 'none' } });
+      containers.push(c);
+      await c.start();
+      const { StatusCode } = (await c.wait()) as { StatusCode: number };
+      return { code: StatusCode, log: await logsOf(c) };
+    };
+    const { Binds: _binds, NetworkMode: _network, ...settings } = pod.HostConfig ?? {};
+    const withPodSettings = await run(settings);
+    assert.equal(withPodSettings.code, 0, withPodSettings.log);
+    assert.match(withPodSettings.log, /sandboxed as pid 2/);
+    const { SecurityOpt, MaskedPaths: _m, ReadonlyPaths: _r, ...rest } = settings;
+    const defaults = await run({ ...rest, SecurityOpt: (SecurityOpt ?? []).filter((o: string) => o !== 'seccomp=unconfined') });
+    assert.notEqual(defaults.code, 0);
+    assert.match(defaults.log, /bwrap: (No permissions to create new namespace|Can't mount proc)/);
+  });
+
   it('leaves no container, network or image layer, and one cached CLI image', async () => {
     for (const c of containers.splice(0)) await c.remove({ force: true });
     await network?.remove();
