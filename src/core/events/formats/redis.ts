@@ -4,7 +4,10 @@ type Level = NonNullable<EventInput['level']>;
 
 /** redis-server's level marks: `.` debug, `-` verbose, `*` notice, `#` warning. */
 const LEVELS: Record<string, Level> = { '.': 'debug', '-': 'debug', '*': 'info', '#': 'warn' };
-/** The process's role mark: a master, a replica, a forked child (RDB, AOF), a sentinel. */
+/**
+ * The process's role mark: a master, a replica, a forked child (RDB, AOF), a sentinel. The
+ * server's first lines, before it knows its own pid, carry the child's mark too.
+ */
 const ROLES: Record<string, string> = { M: 'master', S: 'replica', C: 'child', X: 'sentinel' };
 /** `pid:role dd Mon yyyy hh:mm:ss.mmm <level> message` (redis-server's log, serverLogRaw). */
 const LINE = /^(\d+):([MSCX]) (\d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d\.\d{3}) ([.\-*#]) (.*)$/;
