@@ -59,7 +59,7 @@ export default {
       if (!(r.ok && r.data === `v-${k}`)) lost.push({ key: k, got: r.data ?? null, error: r.error ?? null });
     }
     t.check('every acknowledged write is readable from the new master', lost.length === 0, { lost: lost.slice(0, 5), count: lost.length });
-    const w = await set(c, 'n5', 'order-after', 'v');
+    const w = await set(c, 'n5', keysIn('order-after', 0, 5460, 1)[0], 'v');
     t.check('the new master accepts writes', w.ok, { error: w.error ?? null });
     await t.resume('n4');
     await t.resume('n1');
