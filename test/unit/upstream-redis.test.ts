@@ -126,6 +126,15 @@ describe('upstream Redis (redis-server from apt-get source)', () => {
     assert.equal(redisEvent('3845:C 03 Dec 2026 01:20:24.186 # Configuration loaded', 'n1', 0)?.fields?.role, 'child');
     assert.equal(redisEvent('3845:C 03 Dec 2026 01:20:24.186 # Configuration loaded', 'n1', 0)?.level, 'warn');
     assert.equal(redisEvent('3845:S 03 Dec 2026 01:20:24.186 - Accepted 10.1.0.1:40000', 'n1', 0)?.level, 'debug');
+    // A failover's lines, from a validation run of redis-replica-refuses-second-failover (n2, n4 and n5).
+    const fail = redisEvent('2:M 03 Dec 2026 02:17:03.708 * FAIL message received from 014ce76e6e08e50c8e07314df4987c328d194385 about 2669284878426558675686ca0dd12e44707b3479', 'n2', 0);
+    assert.deepEqual(fail?.fields?.clusterNodes, ['014ce76e6e08e50c8e07314df4987c328d194385', '2669284878426558675686ca0dd12e44707b3479']);
+    const won = redisEvent("2:S 03 Dec 2026 02:17:04.710 # Failover election won: I'm the new master.", 'n4', 0);
+    assert.deepEqual([won?.level, won?.fields?.role, won?.fields?.clusterNodes], ['warn', 'replica', undefined]);
+    assert.deepEqual(redisEvent('2:S 03 Dec 2026 02:17:04.805 # Configuration change detected. Reconfiguring myself as a replica of c1d3dd98d68ef134b6eacdf34a15d63dba0cbb5d', 'n5', 0)?.fields?.clusterNodes, ['c1d3dd98d68ef134b6eacdf34a15d63dba0cbb5d']);
+    const cant = redisEvent("2:S 03 Dec 2026 02:17:15.779 # Currently unable to failover: Disconnected from master for longer than allowed. Please check the 'cluster-replica-validity-factor' configuration option.", 'n5', 0);
+    assert.equal(cant?.level, 'warn');
+    assert.match(cant?.msg ?? '', /^Currently unable to failover/);
     const sig = redisEvent('3845:signal-handler (1796260827) Received SIGTERM scheduling shutdown...', 'n1', 0);
     assert.deepEqual(sig?.fields, { redisTs: 1796260827, pid: 3845, role: 'signal-handler' });
     assert.equal(redisEvent('                _._', 'n1', 0), undefined);
