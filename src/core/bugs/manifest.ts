@@ -31,6 +31,16 @@ export const ClientOperation = z.strictObject({
    * JSON) and its `headers` the message headers. The reply is `{ status, headers, data }`.
    */
   nats: z.strictObject({ port: z.string().min(1), subject: z.string().regex(/^[^\s]+$/, 'a subject: no spaces') }).optional(),
+  /**
+   * An upstream system's Redis API for it (instead of `http` or `nats`): one command sent
+   * over RESP to the named port, its words given here. A word that is `{field}` is the
+   * body's field (a string or number; an array of them stands for that many words);
+   * `{field}` inside a word is filled in; `{ip:field}` is the address of the node the field
+   * names and `{port:name}` a named port's number (CLUSTER MEET's arguments). The reply is
+   * `{ status, data }`: 200 and the command's reply (arrays as arrays, nil as null), or
+   * 400 and `error` for an error reply (MOVED, CLUSTERDOWN, ...).
+   */
+  redis: z.strictObject({ port: z.string().min(1), command: z.array(z.string().min(1)).min(1) }).optional(),
 });
 export type ClientOperation = z.infer<typeof ClientOperation>;
 

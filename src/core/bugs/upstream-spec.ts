@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'a package, binary or variable name');
 /** A path inside the build root (relative, no `..`). */
+/** A Redis command as its words (`["CLUSTER", "NODES"]`). */
+const RedisCommand = z.array(z.string().min(1)).min(1);
 const Inner = z.string().min(1).refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a relative path without ..');
 
 /**
@@ -38,17 +40,36 @@ export const UpstreamSpec = z.strictObject({
     caches: z.record(z.string(), Name).default({}),
     /** The files the build writes to {out}; the first is the node's binary. */
     outputs: z.array(Name).min(1),
+    /**
+     * A folder under the user's cache (by name) that the build runs in instead of the
+     * read-only source: the source is mirrored into it (changed files rewritten, removed
+     * ones deleted, build products kept) and it is mounted writable at `mount`. For build
+     * systems that write beside the source (make), so a rebuild after an edit compiles
+     * only what changed. Builds that share it take turns.
+     */
+    workTree: Name.optional(),
   }),
   node: z.strictObject({
     args: z.array(z.string()).min(1),
     /** Named ports every node listens on at its own address (`client`, `peer`). */
     ports: z.record(Name, z.number().int().min(1).max(65_535)),
-    /** The port whose HTTP the harness polls until the node answers, and the path. */
-    ready: z.strictObject({ port: Name, path: z.string().startsWith('/') }),
-    /** An HTTP request on the node that shows its state (the Cluster view's state); POST sends `{}`. */
-    state: z.strictObject({ port: Name, path: z.string().startsWith('/'), method: z.enum(['GET', 'POST']).default('GET') }).optional(),
+    /**
+     * What the harness polls until the node answers: an HTTP path on a port (any status
+     * will do), or a Redis command (RESP) on a port (any reply will do, an error too).
+     */
+    ready: z.union([z.strictObject({ port: Name, path: z.string().startsWith('/') }), z.strictObject({ port: Name, redis: RedisCommand })]),
+    /**
+     * What shows the node's state (the Cluster view's state): an HTTP request (POST sends
+     * `{}`), or Redis commands whose replies come keyed by the command.
+     */
+    state: z
+      .union([
+        z.strictObject({ port: Name, path: z.string().startsWith('/'), method: z.enum(['GET', 'POST']).default('GET') }),
+        z.strictObject({ port: Name, redis: z.array(RedisCommand).min(1) }),
+      ])
+      .optional(),
   }),
-  /** How the nodes' log lines read; the timeline's reader for them (zap's JSON lines; nats-server's text lines). */
-  logs: z.enum(['zap-json', 'nats-text']),
+  /** How the nodes' log lines read; the timeline's reader for them (zap's JSON lines; nats-server's and redis-server's text lines). */
+  logs: z.enum(['zap-json', 'nats-text', 'redis-text']),
 });
 export type UpstreamSpec = z.infer<typeof UpstreamSpec>;

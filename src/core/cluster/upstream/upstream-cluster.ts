@@ -8,6 +8,7 @@ import type { ClientOperation } from '../../bugs/manifest';
 import { UserError } from '../../errors';
 import type { Event, EventInput } from '../../events/event';
 import { natsEvent } from '../../events/formats/nats';
+import { redisEvent } from '../../events/formats/redis';
 import { zapEvent } from '../../events/formats/zap';
 import { packageRoot } from '../../paths';
 import { bwrapProgram } from '../../sandbox/isolation';
@@ -15,6 +16,7 @@ import type { Isolation } from '../../sandbox/levels';
 import { bwrapSystemBinds } from '../../sandbox/sandbox';
 import { buildUpstream, type UpstreamBuild } from './build';
 import { natsMessage, natsRequest, natsSubject } from './nats-request';
+import { RedisErrorReply, redisCommand, redisRequest, replyJson } from './redis-request';
 import type { UpstreamSpec } from '../../bugs/upstream-spec';
 import type { Json } from '../../../runtime/types';
 import { readLines } from '../../../runtime/ndjson';
@@ -29,7 +31,7 @@ const DEFAULT_START_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_LINES = 20;
 const OUTPUT_GRACE_MS = 2_000;
 /** The timeline's reader for each log format a system can name (`upstream.logs`). */
-const LOG_READERS: Record<UpstreamSpec['logs'], (line: string, node: string, ts: number) => EventInput | undefined> = { 'zap-json': zapEvent, 'nats-text': natsEvent };
+const LOG_READERS: Record<UpstreamSpec['logs'], (line: string, node: string, ts: number) => EventInput | undefined> = { 'zap-json': zapEvent, 'nats-text': natsEvent, 'redis-text': redisEvent };
 
 export interface UpstreamClusterOptions {
   system: SystemEntry;
@@ -209,6 +211,12 @@ export class UpstreamCluster implements Cluster {
     const probe = this.spec.node.state;
     if (probe === undefined || slot.proc === undefined || slot.status === 'paused') return base;
     try {
+      if ('redis' in probe) {
+        const at = this.at(node, probe.port);
+        const replies: Record<string, Json> = {};
+        for (const command of probe.redis) replies[command.join(' ')] = replyJson(await redisRequest({ ...at, command, timeoutMs: 5_000 }));
+        return { ...base, state: replies };
+      }
       const res = await fetch(this.url(node, probe.port, probe.path), {
         method: probe.method,
         ...(probe.method === 'POST' && { headers: { 'content-type': 'application/json' }, body: '{}' }),
@@ -225,21 +233,26 @@ export class UpstreamCluster implements Cluster {
     const ops = new Map(this.opts.system.manifest.client.map((op) => [op.type, op]));
     const emit = (e: Omit<Event, 'id' | 'ts'>) => this.emit(e);
     const url = (node: string, op: ClientOperation & { http: NonNullable<ClientOperation['http']> }) => this.url(node, op.http.port, op.http.path);
-    const natsAt = (node: string, port: string) => ({ host: this.requireNet('reach a node').address(node).ip, port: this.port(port) });
+    const at = (node: string, port: string) => this.at(node, port);
+    const placeholders = { ip: (node: string) => this.requireNet('reach a node').address(node).ip, port: (p: string) => this.port(p) };
     const next = () => ++this.clientSeq;
     return {
       name,
       async request(node, type, body, timeoutMs) {
         const op = ops.get(type);
-        if (op?.http === undefined && op?.nats === undefined) throw new UserError(`no client operation "${type}" with an HTTP or NATS API; the system's are ${[...ops.keys()].join(', ')}`);
+        if (op?.http === undefined && op?.nats === undefined && op?.redis === undefined) throw new UserError(`no client operation "${type}" with an HTTP, NATS or Redis API; the system's are ${[...ops.keys()].join(', ')}`);
         const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {};
-        // A NATS request's subject and message come from the body; a bad body is the caller's error, before anything is sent.
-        const nats = op.nats && { subject: natsSubject(op.nats.subject, fields), ...natsMessage(fields), ...natsAt(node, op.nats.port) };
+        // A NATS request's subject and message, or a Redis command's words, come from the body; a bad body is the caller's error, before anything is sent.
+        const nats = op.nats && { subject: natsSubject(op.nats.subject, fields), ...natsMessage(fields), ...at(node, op.nats.port) };
+        const redis = op.redis && { command: redisCommand(op.redis.command, fields, placeholders), ...at(node, op.redis.port) };
         const msgId = `${name}-${next()}`;
-        emit({ node: name, kind: 'send', peer: node, msgId, msg: type, fields: { body, ...(nats && { subject: nats.subject }) } });
+        emit({ node: name, kind: 'send', peer: node, msgId, msg: type, fields: { body, ...(nats && { subject: nats.subject }), ...(redis && { command: redis.command }) } });
         let reply: Json;
         try {
-          if (nats) {
+          if (redis) {
+            const r = await redisRequest({ ...redis, timeoutMs });
+            reply = r instanceof RedisErrorReply ? { status: 400, error: r.message } : { status: 200, data: replyJson(r) };
+          } else if (nats) {
             const r = await natsRequest({ ...nats, timeoutMs });
             reply = { status: r.status, ...(r.description !== undefined && { description: r.description }), headers: r.headers, data: parseJson(r.data.toString()) };
           } else {
@@ -283,6 +296,11 @@ export class UpstreamCluster implements Cluster {
   private url(node: string, port: string, p: string): string {
     const net = this.requireNet('reach a node');
     return `http://${net.address(node).ip}:${this.port(port)}${p}`;
+  }
+
+  /** A node's address and one of its ports, for a client of a TCP protocol. */
+  private at(node: string, port: string): { host: string; port: number } {
+    return { host: this.requireNet('reach a node').address(node).ip, port: this.port(port) };
   }
 
   private port(name: string): number {
@@ -356,7 +374,7 @@ export class UpstreamCluster implements Cluster {
     });
   }
 
-  /** Polls the node's readiness URL until it answers at all (any HTTP status), or it exits. */
+  /** Polls the node's readiness probe until it answers at all (any HTTP status; any Redis reply), or it exits. */
   private async awaitReady(slot: Slot): Promise<void> {
     const proc = slot.proc;
     if (proc === undefined) throw new Error(`node ${slot.id} is not running`);
@@ -367,11 +385,12 @@ export class UpstreamCluster implements Cluster {
     for (;;) {
       if (exited || slot.proc !== proc) throw new Error(`node ${slot.id} exited while starting; its last stderr lines:\n${proc.stderrTail.join('\n')}`);
       try {
-        await fetch(this.url(slot.id, ready.port, ready.path), { signal: AbortSignal.timeout(1_000) });
+        if ('redis' in ready) await redisRequest({ ...this.at(slot.id, ready.port), command: ready.redis, timeoutMs: 1_000 });
+        else await fetch(this.url(slot.id, ready.port, ready.path), { signal: AbortSignal.timeout(1_000) });
         if (slot.status === 'starting') slot.status = 'running';
         return;
       } catch {
-        if (Date.now() > deadline) throw new Error(`node ${slot.id} did not answer on ${ready.path} within ${this.opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS} ms; its last stderr lines:\n${proc.stderrTail.join('\n')}`);
+        if (Date.now() > deadline) throw new Error(`node ${slot.id} did not answer ${'redis' in ready ? ready.redis.join(' ') : `on ${ready.path}`} within ${this.opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS} ms; its last stderr lines:\n${proc.stderrTail.join('\n')}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     }
