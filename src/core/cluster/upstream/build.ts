@@ -10,6 +10,7 @@ import { readLines } from '../../../runtime/ndjson';
 import { upstreamCacheDir } from './cache';
 import { hashTree } from './source-hash';
 import type { UpstreamSpec } from '../../bugs/upstream-spec';
+import { isAlive } from '../../pid';
 
 /** Where the build sees its inputs inside the sandbox. */
 const BUILD_ROOT = '/build';
@@ -155,7 +156,7 @@ async function withWorkTreeLock<T>(work: string, signal: AbortSignal | undefined
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const holder = Number(fs.readFileSync(lock, 'utf8').trim());
-        if (!Number.isInteger(holder) || holder <= 0 || !alive(holder)) fs.rmSync(lock, { force: true });
+        if (!Number.isInteger(holder) || holder <= 0 || !isAlive(holder)) fs.rmSync(lock, { force: true });
         else await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
       }
     }
@@ -170,15 +171,6 @@ async function withWorkTreeLock<T>(work: string, signal: AbortSignal | undefined
     return await turn;
   } finally {
     if (workTreeTurns.get(work) === turn) workTreeTurns.delete(work);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { UserError } from '../../errors';
+import { isAlive } from '../../pid';
 
 const exec = promisify(execFile);
 
@@ -173,17 +174,8 @@ async function reapNamespaces(): Promise<void> {
   for (const line of listed.split('\n')) {
     const name = line.split(' ')[0] ?? '';
     const pid = Number(/^ddb-(\d+)-/.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
     await exec('ip', ['netns', 'del', name]).catch(() => {});
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
