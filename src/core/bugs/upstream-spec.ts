@@ -31,6 +31,12 @@ export const UpstreamSpec = z.strictObject({
   }),
   /** Where the source tree is (the workspace's src/ is a copy of it): where the package puts it, or where setup unpacks the source package. */
   tree: z.string().startsWith('/'),
+  /**
+   * A library has no server of its own: the program that runs it as a node, a folder of
+   * the system's definition (`dir`) copied into the workspace's src/ at `into`, so it is
+   * built, read and edited with the library's code.
+   */
+  host: z.strictObject({ dir: Inner, into: Inner }).optional(),
   build: z.strictObject({
     /** Where the workspace's src/ is visible inside the build root (GOPATH layout, say). */
     mount: Inner,
@@ -69,7 +75,7 @@ export const UpstreamSpec = z.strictObject({
       ])
       .optional(),
   }),
-  /** How the nodes' log lines read; the timeline's reader for them (zap's JSON lines; nats-server's and redis-server's text lines). */
-  logs: z.enum(['zap-json', 'nats-text', 'redis-text']),
+  /** How the nodes' log lines read; the timeline's reader for them (zap's and hclog's JSON lines; nats-server's and redis-server's text lines). */
+  logs: z.enum(['zap-json', 'hclog-json', 'nats-text', 'redis-text']),
 });
 export type UpstreamSpec = z.infer<typeof UpstreamSpec>;

@@ -145,7 +145,10 @@ export function referenceFix(bug: BugEntry): string {
   return reverseUnifiedDiff(bugPatchText(bug));
 }
 
-/** Writes the system's correct parts into `dest`: a real upstream system's src/ is a copy of its installed source tree. */
+/**
+ * Writes the system's correct parts into `dest`: a real upstream system's src/ is a copy
+ * of its installed source tree, with its host program (if the system is a library) in it.
+ */
 export function copySystemParts(system: SystemEntry, dest: string): void {
   fs.mkdirSync(dest, { recursive: true });
   for (const part of SYSTEM_PARTS) {
@@ -154,6 +157,8 @@ export function copySystemParts(system: SystemEntry, dest: string): void {
     if (fs.statSync(src).isDirectory()) copyTree(src, path.join(dest, part), ['node_modules']);
     else fs.copyFileSync(src, path.join(dest, part));
   }
+  const host = system.manifest.upstream?.host;
+  if (host !== undefined) copyTree(path.join(system.dir, host.dir), path.join(dest, 'src', host.into), []);
 }
 
 function upstreamTree(system: SystemEntry): string {

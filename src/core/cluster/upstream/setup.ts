@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SystemEntry } from '../../bugs/catalog';
+import type { UpstreamSpec } from '../../bugs/upstream-spec';
+import { copySystemParts } from '../../bugs/workspace';
 import { UserError } from '../../errors';
 import { readLines } from '../../../runtime/ndjson';
 import { buildUpstream, type UpstreamBuild } from './build';
@@ -89,9 +92,26 @@ export async function setupUpstream(systems: readonly SystemEntry[], opts: Setup
     }
     if (opts.build === false) continue;
     opts.onStep?.({ system: system.id, what: `building ${system.id} ${spec.version} (cold builds take a minute or two)` });
-    builds.push({ system: system.id, build: await buildUpstream(system.id, spec, spec.tree, { signal: opts.signal, onLine: opts.onLine }) });
+    builds.push({ system: system.id, build: await buildCorrect(system, spec, opts) });
   }
   return { packages, builds };
+}
+
+/**
+ * Builds the system's correct source, so the first trial of any of its bugs only
+ * rebuilds what its patch changes: the source tree itself, or with a host program (a
+ * library's) the tree and the host together, as a workspace holds them.
+ */
+async function buildCorrect(system: SystemEntry, spec: UpstreamSpec, opts: SetupOptions): Promise<UpstreamBuild> {
+  const buildOpts = { signal: opts.signal, onLine: opts.onLine };
+  if (spec.host === undefined) return buildUpstream(system.id, spec, spec.tree, buildOpts);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `ddbench-${system.id}-`));
+  try {
+    copySystemParts(system, scratch);
+    return await buildUpstream(system.id, spec, path.join(scratch, 'src'), buildOpts);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Whether apt has any deb-src entry (one-line or deb822) under `aptDir`. */

@@ -7,6 +7,7 @@ import { defaultBugsDir } from '../../bugs/catalog';
 import type { ClientOperation } from '../../bugs/manifest';
 import { UserError } from '../../errors';
 import type { Event, EventInput } from '../../events/event';
+import { hclogEvent } from '../../events/formats/hclog';
 import { natsEvent } from '../../events/formats/nats';
 import { redisEvent } from '../../events/formats/redis';
 import { zapEvent } from '../../events/formats/zap';
@@ -31,7 +32,7 @@ const DEFAULT_START_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_LINES = 20;
 const OUTPUT_GRACE_MS = 2_000;
 /** The timeline's reader for each log format a system can name (`upstream.logs`). */
-const LOG_READERS: Record<UpstreamSpec['logs'], (line: string, node: string, ts: number) => EventInput | undefined> = { 'zap-json': zapEvent, 'nats-text': natsEvent, 'redis-text': redisEvent };
+const LOG_READERS: Record<UpstreamSpec['logs'], (line: string, node: string, ts: number) => EventInput | undefined> = { 'zap-json': zapEvent, 'hclog-json': hclogEvent, 'nats-text': natsEvent, 'redis-text': redisEvent };
 
 export interface UpstreamClusterOptions {
   system: SystemEntry;
