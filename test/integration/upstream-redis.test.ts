@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { SystemEntry } from '../../src/core/bugs/catalog';
 import { createSystemCluster } from '../../src/core/cluster';
 import { buildUpstream } from '../../src/core/cluster/upstream/build';
+import { RedisErrorReply, redisRequest } from '../../src/core/cluster/upstream/redis-request';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import type { Json } from '../../src/runtime/types';
@@ -31,6 +33,42 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+describe('Redis requests over RESP', () => {
+  it('sends a command to a scripted server and takes its reply, an error reply, a reply in pieces, a close and a timeout', async () => {
+    const seen: string[] = [];
+    const server = net.createServer((sock) => {
+      let buf = Buffer.alloc(0);
+      sock.on('data', (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        const words = [...buf.toString().matchAll(/\$\d+\r\n([^\r]*)\r\n/g)].map((m) => m[1] as string);
+        const n = Number(/^\*(\d+)\r\n/.exec(buf.toString())?.[1] ?? -1);
+        if (words.length !== n) return;
+        seen.push(words.join(' '));
+        if (words[0] === 'PING') sock.write('+PONG\r\n');
+        else if (words[0] === 'GET') sock.write('-MOVED 866 10.1.0.4:6379\r\n');
+        else if (words[0] === 'CLUSTER') {
+          sock.write('$12\r\ncluster_st');
+          setTimeout(() => sock.write('at\r\n'), 20);
+        } else if (words[0] === 'QUIT') sock.end();
+        // SLOW: never answers
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const req = (command: string[], timeoutMs = 2000) => redisRequest({ host: '127.0.0.1', port, command, timeoutMs });
+      assert.equal(await req(['PING']), 'PONG');
+      assert.deepEqual(await req(['GET', 'k']), new RedisErrorReply('MOVED 866 10.1.0.4:6379'));
+      assert.equal(await req(['CLUSTER', 'INFO']), 'cluster_stat');
+      await assert.rejects(req(['QUIT']), /closed the connection/);
+      await assert.rejects(req(['SLOW'], 200), (err: Error) => err.name === 'TimeoutError');
+      assert.deepEqual(seen, ['PING', 'GET k', 'CLUSTER INFO', 'QUIT', 'SLOW']);
+    } finally {
+      server.close();
+    }
+  });
+});
 
 describe('upstream Redis (real binaries)', function () {
   this.timeout(600_000);

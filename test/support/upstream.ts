@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
+import { copySystemParts } from '../../src/core/bugs/workspace';
 import { bwrapProgram } from '../../src/core/sandbox/isolation';
 
 /** Why the pilot systems cannot run here, or undefined when they can; `missing` names those not set up. */
@@ -24,12 +25,12 @@ export function skipUnlessRunnable(ctx: Mocha.Context, why: string | undefined):
   ctx.skip();
 }
 
-/** The pilot system `id`, with its source copied as `src/` into a fresh scratch folder (the caller removes it). */
+/** The pilot system `id`, with its source (and host program) copied as `src/` into a fresh scratch folder (the caller removes it). */
 export async function upstreamScratch(ctx: Mocha.Context, id: string): Promise<{ system: SystemEntry; tmp: string }> {
   const system = (await loadCatalog()).systems.find((s) => s.kind === 'upstream' && s.id === id);
   const tree = system?.manifest.upstream?.tree;
   skipUnlessRunnable(ctx, system === undefined ? `bugs/upstream/${id}/system.json is missing` : whyUpstreamCannotRun(tree !== undefined && fs.existsSync(tree) ? [] : [id]));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `ddbench-upstream-${id}-`));
-  fs.cpSync(tree!, path.join(tmp, 'src'), { recursive: true });
+  copySystemParts(system!, tmp);
   return { system: system!, tmp };
 }

@@ -10,7 +10,8 @@ export default {
     'Three voters and a non-voting replica take a write. The network splits them in two: the leader with the ' +
     'replica on one side, the other two voters on the other, which elect a leader of their own and take an ' +
     'overwrite. For two seconds after the overwrite is acknowledged, every read a server answers as leader must ' +
-    'return it. The split heals; a leader must exist and every server must hold the overwrite.',
+    'return it, and then only the majority\'s leader may say it leads. The split heals; a leader must exist and ' +
+    'every server must hold the overwrite.',
   timeoutMs: 120000,
   async run(t) {
     const c = await t.client('client-ops');
@@ -40,6 +41,7 @@ export default {
     const leaders = [];
     for (const n of t.nodes) if ((await status(c, addrs, n))?.state === 'Leader') leaders.push(n);
     t.check('a read answered as leader returns the acknowledged overwrite', stale.length === 0, { stale: stale.slice(0, 4), staleReads: stale.length, leaders });
+    t.check('only the leader of the majority acts as leader', leaders.length === 1 && leaders[0] === second, { leaders, majorityLeader: second });
 
     t.heal();
     const leader = await agreedLeader(t, c, addrs, t.nodes, 30000);
