@@ -25,7 +25,7 @@ import (
 )
 
 // applyTimeout bounds how long a write waits to be committed before the client is told
-// it is unknown whether it took effect.
+// it is unknown whether it took effect (the reply's text says 5s).
 const applyTimeout = 5 * time.Second
 
 type command struct {
@@ -218,11 +218,19 @@ func main() {
 		}
 		b, _ := json.Marshal(c)
 		f := r.Apply(b, applyTimeout)
-		if err := f.Error(); err != nil {
-			reply(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
-			return
+		// Apply's timeout covers only enqueueing: the wait for the commit is bounded here.
+		done := make(chan error, 1)
+		go func() { done <- f.Error() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				reply(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+				return
+			}
+			reply(w, http.StatusOK, map[string]interface{}{"index": f.Index()})
+		case <-time.After(applyTimeout):
+			reply(w, http.StatusServiceUnavailable, map[string]string{"error": "not committed within 5s; it may still be applied"})
 		}
-		reply(w, http.StatusOK, map[string]interface{}{"index": f.Index()})
 	})
 	mux.HandleFunc("/kv/get", func(w http.ResponseWriter, req *http.Request) {
 		var c command
