@@ -10,7 +10,7 @@ import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-c
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { runScenarioTrials } from '../../src/core/repro/trials';
 import type { Json } from '../../src/runtime/types';
-import { upstreamScratch } from '../support/upstream';
+import { obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real etcd 3.4 from Debian's sources (bug kind `upstream`): built in the sandbox,
@@ -20,10 +20,6 @@ import { upstreamScratch } from '../support/upstream';
  */
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-function obj(v: Json | undefined): Record<string, Json> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
-}
-
 async function status(client: ClusterClient, node: string): Promise<{ leader: string; term: string } | undefined> {
   try {
     const body = obj(obj(await client.request(node, 'Status', {}, 2_000)).body);
@@ -31,16 +27,6 @@ async function status(client: ClusterClient, node: string): Promise<{ leader: st
     return { leader: String(body.leader ?? ''), term: String(header.raft_term ?? '') };
   } catch {
     return undefined;
-  }
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

@@ -6,8 +6,7 @@ import type { SystemEntry } from '../../src/core/bugs/catalog';
 import { createSystemCluster } from '../../src/core/cluster';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
-import type { Json } from '../../src/runtime/types';
-import { upstreamScratch } from '../support/upstream';
+import { obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real hashicorp/raft 1.1 from Debian's Go sources, run by the system's own host
@@ -17,20 +16,6 @@ import { upstreamScratch } from '../support/upstream';
  * installs and builds it first (`ddbench setup upstream`); elsewhere the live part is
  * skipped, saying why, until that has run.
  */
-function obj(v: Json | undefined): Record<string, Json> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describe('upstream hashicorp/raft (real library, raftkv host)', function () {
   this.timeout(600_000);
   let system: SystemEntry | undefined;

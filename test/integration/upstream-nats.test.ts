@@ -9,7 +9,7 @@ import { natsRequest } from '../../src/core/cluster/upstream/nats-request';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import type { Json } from '../../src/runtime/types';
-import { upstreamScratch } from '../support/upstream';
+import { obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real nats-server 2.9 from Debian's source package (bug kind `upstream`): NATS
@@ -18,20 +18,6 @@ import { upstreamScratch } from '../support/upstream';
  * and connections. CI installs and builds it first (`ddbench setup upstream`); elsewhere
  * the live part is skipped, saying why, until that has run.
  */
-function obj(v: Json | undefined): Record<string, Json> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describe('NATS requests over the text protocol', () => {
   let server: net.Server;
   let port: number;

@@ -10,7 +10,7 @@ import { RedisErrorReply, redisRequest } from '../../src/core/cluster/upstream/r
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import type { Json } from '../../src/runtime/types';
-import { upstreamScratch } from '../support/upstream';
+import { obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real redis-server 7.0 from Debian's source package (bug kind `upstream`): built with
@@ -20,20 +20,6 @@ import { upstreamScratch } from '../support/upstream';
  * and builds it first (`ddbench setup upstream`); elsewhere the suite is skipped, saying
  * why, until that has run.
  */
-function obj(v: Json | undefined): Record<string, Json> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describe('Redis requests over RESP', () => {
   it('sends a command to a scripted server and takes its reply, an error reply, a reply in pieces, a close and a timeout', async () => {
     const seen: string[] = [];

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
 import { copySystemParts } from '../../src/core/bugs/workspace';
 import { bwrapProgram } from '../../src/core/sandbox/isolation';
+import type { Json } from '../../src/runtime/types';
 
 /** Why the pilot systems cannot run here, or undefined when they can; `missing` names those not set up. */
 export function whyUpstreamCannotRun(missing: readonly string[]): string | undefined {
@@ -33,4 +34,20 @@ export async function upstreamScratch(ctx: Mocha.Context, id: string): Promise<{
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `ddbench-upstream-${id}-`));
   copySystemParts(system!, tmp);
   return { system: system!, tmp };
+}
+
+/** A JSON value as an object, or an empty one: replies are read field by field. */
+export function obj(v: Json | undefined): Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
+}
+
+/** Polls `fn` until it gives a value (a throw counts as none yet); fails naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

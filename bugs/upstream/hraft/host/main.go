@@ -132,11 +132,14 @@ func notLeader(w http.ResponseWriter, r *raft.Raft) {
 	reply(w, http.StatusConflict, map[string]string{"error": "not the leader", "leader": string(r.Leader())})
 }
 
-func decode(req *http.Request, into interface{}) error {
-	if err := json.NewDecoder(req.Body).Decode(into); err != nil {
-		return fmt.Errorf("bad request body: %v", err)
+// decode reads a request's body as a command, answering 400 when it is not one.
+func decode(w http.ResponseWriter, req *http.Request) (command, bool) {
+	var c command
+	if err := json.NewDecoder(req.Body).Decode(&c); err != nil {
+		reply(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("bad request body: %v", err)})
+		return c, false
 	}
-	return nil
+	return c, true
 }
 
 func main() {
@@ -207,9 +210,8 @@ func main() {
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("/kv/put", func(w http.ResponseWriter, req *http.Request) {
-		var c command
-		if err := decode(req, &c); err != nil {
-			reply(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		c, ok := decode(w, req)
+		if !ok {
 			return
 		}
 		if r.State() != raft.Leader {
@@ -232,29 +234,24 @@ func main() {
 			reply(w, http.StatusServiceUnavailable, map[string]string{"error": "not committed within 5s; it may still be applied"})
 		}
 	})
-	mux.HandleFunc("/kv/get", func(w http.ResponseWriter, req *http.Request) {
-		var c command
-		if err := decode(req, &c); err != nil {
-			reply(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-			return
+	// A read from this server's applied state: on the leader only (/kv/get), or on any
+	// server, a person's or a check's look at what it holds (/kv/local).
+	read := func(leaderOnly bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
+			c, ok := decode(w, req)
+			if !ok {
+				return
+			}
+			if leaderOnly && r.State() != raft.Leader {
+				notLeader(w, r)
+				return
+			}
+			v, found := fsm.get(c.Key)
+			reply(w, http.StatusOK, map[string]interface{}{"key": c.Key, "value": v, "found": found, "index": r.AppliedIndex()})
 		}
-		if r.State() != raft.Leader {
-			notLeader(w, r)
-			return
-		}
-		v, ok := fsm.get(c.Key)
-		reply(w, http.StatusOK, map[string]interface{}{"key": c.Key, "value": v, "found": ok, "index": r.AppliedIndex()})
-	})
-	// A server's own view, leader or not: what a person or a check asks to see who leads.
-	mux.HandleFunc("/kv/local", func(w http.ResponseWriter, req *http.Request) {
-		var c command
-		if err := decode(req, &c); err != nil {
-			reply(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-			return
-		}
-		v, ok := fsm.get(c.Key)
-		reply(w, http.StatusOK, map[string]interface{}{"key": c.Key, "value": v, "found": ok, "index": r.AppliedIndex()})
-	})
+	}
+	mux.HandleFunc("/kv/get", read(true))
+	mux.HandleFunc("/kv/local", read(false))
 	mux.HandleFunc("/status", func(w http.ResponseWriter, req *http.Request) {
 		stats := r.Stats()
 		stats["id"] = *id

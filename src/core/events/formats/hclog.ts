@@ -1,4 +1,5 @@
 import type { EventInput } from '../event';
+import { jsonObjectLine } from './json-line';
 
 type Level = NonNullable<EventInput['level']>;
 
@@ -14,15 +15,8 @@ const OWN_KEYS = new Set(['@level', '@message', '@timestamp', '@module', '@calle
  * harness's.
  */
 export function hclogEvent(line: string, node: string, ts: number): EventInput | undefined {
-  if (!line.startsWith('{')) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const entry = raw as Record<string, unknown>;
+  const entry = jsonObjectLine(line);
+  if (entry === undefined) return undefined;
   const msg = entry['@message'];
   const level = entry['@level'];
   if (typeof msg !== 'string' || typeof level !== 'string') return undefined;

@@ -1,4 +1,5 @@
 import type { EventInput } from '../event';
+import { jsonObjectLine } from './json-line';
 
 type Level = NonNullable<EventInput['level']>;
 
@@ -13,15 +14,8 @@ const OWN_KEYS = new Set(['level', 'ts', 'caller', 'msg', 'logger', 'stacktrace'
  * (`ts`) a field beside them, since the timeline's clock is the harness's.
  */
 export function zapEvent(line: string, node: string, ts: number): EventInput | undefined {
-  if (!line.startsWith('{')) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const entry = raw as Record<string, unknown>;
+  const entry = jsonObjectLine(line);
+  if (entry === undefined) return undefined;
   if (typeof entry.msg !== 'string' || typeof entry.level !== 'string') return undefined;
   const fields: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(entry)) if (!OWN_KEYS.has(k)) fields[k] = v;
