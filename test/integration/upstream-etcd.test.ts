@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +9,7 @@ import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-c
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import { runScenarioTrials } from '../../src/core/repro/trials';
 import type { Json } from '../../src/runtime/types';
-import { obj, until, upstreamScratch } from '../support/upstream';
+import { assertNothingLeft, obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real etcd 3.4 from Debian's sources (bug kind `upstream`): built in the sandbox,
@@ -138,11 +137,7 @@ describe('upstream etcd (real binaries)', function () {
     } finally {
       await cluster.stop();
     }
-    const pids = cluster.nodes().map((n) => n.pid).filter((p) => p !== undefined);
-    assert.deepEqual(pids, []);
-    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(runDir));
-    assert.deepEqual(left, []);
-    if (netns !== undefined) assert.ok(!execFileSync('ip', ['netns', 'list']).toString().includes(netns), `${netns} was not removed`);
+    assertNothingLeft(cluster, runDir, netns);
     assert.ok(fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').includes('"cluster stopped"'));
   });
 

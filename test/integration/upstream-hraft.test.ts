@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SystemEntry } from '../../src/core/bugs/catalog';
 import { createSystemCluster } from '../../src/core/cluster';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
-import { obj, until, upstreamScratch } from '../support/upstream';
+import { assertNothingLeft, obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real hashicorp/raft 1.1 from Debian's Go sources, run by the system's own host
@@ -107,9 +106,6 @@ describe('upstream hashicorp/raft (real library, raftkv host)', function () {
     } finally {
       await cluster.stop();
     }
-    assert.deepEqual(cluster.nodes().map((n) => n.pid).filter((p) => p !== undefined), []);
-    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(runDir));
-    assert.deepEqual(left, []);
-    if (netns !== undefined) assert.ok(!execFileSync('ip', ['netns', 'list']).toString().includes(netns), `${netns} was not removed`);
+    assertNothingLeft(cluster, runDir, netns);
   });
 });

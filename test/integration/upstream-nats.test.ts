@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { natsRequest } from '../../src/core/cluster/upstream/nats-request';
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import type { Json } from '../../src/runtime/types';
-import { obj, until, upstreamScratch } from '../support/upstream';
+import { assertNothingLeft, obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real nats-server 2.9 from Debian's source package (bug kind `upstream`): NATS
@@ -156,9 +155,6 @@ describe('upstream NATS (real binaries)', function () {
     } finally {
       await cluster.stop();
     }
-    assert.deepEqual(cluster.nodes().map((n) => n.pid).filter((p) => p !== undefined), []);
-    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(runDir));
-    assert.deepEqual(left, []);
-    if (netns !== undefined) assert.ok(!execFileSync('ip', ['netns', 'list']).toString().includes(netns), `${netns} was not removed`);
+    assertNothingLeft(cluster, runDir, netns);
   });
 });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -10,7 +9,7 @@ import { RedisErrorReply, redisRequest } from '../../src/core/cluster/upstream/r
 import type { UpstreamCluster } from '../../src/core/cluster/upstream/upstream-cluster';
 import type { Cluster, ClusterClient } from '../../src/core/cluster/types';
 import type { Json } from '../../src/runtime/types';
-import { obj, until, upstreamScratch } from '../support/upstream';
+import { assertNothingLeft, obj, until, upstreamScratch } from '../support/upstream';
 
 /**
  * The real redis-server 7.0 from Debian's source package (bug kind `upstream`): built with
@@ -168,9 +167,6 @@ describe('upstream Redis (real binaries)', function () {
     } finally {
       await cluster.stop();
     }
-    assert.deepEqual(cluster.nodes().map((n) => n.pid).filter((p) => p !== undefined), []);
-    const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(runDir));
-    assert.deepEqual(left, []);
-    if (netns !== undefined) assert.ok(!execFileSync('ip', ['netns', 'list']).toString().includes(netns), `${netns} was not removed`);
+    assertNothingLeft(cluster, runDir, netns);
   });
 });

@@ -1,9 +1,12 @@
 // The pilot tier's systems in the live tests: what stops one running on this machine,
 // and a scratch copy of its source to run.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
+import type { Cluster } from '../../src/core/cluster/types';
 import { copySystemParts } from '../../src/core/bugs/workspace';
 import { bwrapProgram } from '../../src/core/sandbox/isolation';
 import type { Json } from '../../src/runtime/types';
@@ -50,4 +53,12 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** After a stopped cluster of real binaries: no node has a pid, no process runs from the run's folder, and its network namespace is gone. */
+export function assertNothingLeft(cluster: Cluster, runDir: string, netns: string | undefined): void {
+  assert.deepEqual(cluster.nodes().map((n) => n.pid).filter((p) => p !== undefined), []);
+  const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes(runDir));
+  assert.deepEqual(left, []);
+  if (netns !== undefined) assert.ok(!execFileSync('ip', ['netns', 'list']).toString().includes(netns), `${netns} was not removed`);
 }
