@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findBug, loadCatalog, type SystemEntry } from '../../src/core/bugs/catalog';
+import { findBug, loadCatalog, type BugEntry, type SystemEntry } from '../../src/core/bugs/catalog';
 import { UpstreamSpec } from '../../src/core/bugs/upstream-spec';
 import { copySystemParts, materialiseBuggySource } from '../../src/core/bugs/workspace';
 import { packagesFor } from '../../src/core/cluster/upstream/setup';
@@ -13,15 +13,21 @@ describe('upstream hashicorp/raft (a library with a host program)', () => {
   beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddbench-upstream-hraft-'))));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  /** The hraft system with its source tree replaced by a two-file stand-in under `tmp`. */
-  async function withFakeTree(): Promise<SystemEntry> {
-    const system = (await loadCatalog()).systems.find((s) => s.id === 'hraft');
-    assert.ok(system?.manifest.upstream);
+  /**
+   * The hraft system with its source tree replaced by a two-file stand-in under `tmp` (the
+   * real raft.go where the package is installed, so the bug's patch applies), and the bug.
+   */
+  async function withFakeTree(): Promise<{ system: SystemEntry; bug: BugEntry; realRaftGo: boolean }> {
+    const catalog = await loadCatalog();
+    const real = catalog.systems.find((s) => s.id === 'hraft');
+    assert.ok(real?.manifest.upstream);
+    const realRaftGo = fs.existsSync(real.manifest.upstream.tree);
     const tree = path.join(tmp, 'tree');
     fs.mkdirSync(tree);
-    fs.writeFileSync(path.join(tree, 'raft.go'), fs.existsSync(system.manifest.upstream.tree) ? fs.readFileSync(path.join(system.manifest.upstream.tree, 'raft.go')) : 'package raft\n');
+    fs.writeFileSync(path.join(tree, 'raft.go'), realRaftGo ? fs.readFileSync(path.join(real.manifest.upstream.tree, 'raft.go')) : 'package raft\n');
     fs.writeFileSync(path.join(tree, 'api.go'), 'package raft\n');
-    return { ...system, manifest: { ...system.manifest, upstream: { ...system.manifest.upstream, tree } } };
+    const system = { ...real, manifest: { ...real.manifest, upstream: { ...real.manifest.upstream, tree } } };
+    return { system, bug: findBug(catalog, 'hraft-deposed-leader-serves-reads'), realRaftGo };
   }
 
   it('loads the system and its bug: the installed Go sources, the host program, hclog JSON logs, four servers', async () => {
@@ -41,15 +47,14 @@ describe('upstream hashicorp/raft (a library with a host program)', () => {
   });
 
   it('puts the host program into the workspace’s src/ beside the library, and the bug into the library', async () => {
-    const system = await withFakeTree();
+    const { system, bug, realRaftGo } = await withFakeTree();
     const correct = path.join(tmp, 'correct');
     copySystemParts(system, correct);
     assert.deepEqual(fs.readdirSync(path.join(correct, 'src')).sort(), ['api.go', 'cmd', 'raft.go']);
     assert.equal(fs.readFileSync(path.join(correct, 'src', 'cmd', 'raftkv', 'main.go'), 'utf8'), fs.readFileSync(path.join(system.dir, 'host', 'main.go'), 'utf8'));
     assert.ok(fs.existsSync(path.join(correct, 'README.md')));
-    if (!fs.existsSync((await loadCatalog()).systems.find((s) => s.id === 'hraft')!.manifest.upstream!.tree)) return;
-    // With the real raft.go (where the package is installed), the bug's patch applies to the library, not the host.
-    const bug = findBug(await loadCatalog(), 'hraft-deposed-leader-serves-reads');
+    if (!realRaftGo) return;
+    // The bug's patch applies to the library, not the host.
     const buggy = path.join(tmp, 'buggy');
     materialiseBuggySource(system, bug, buggy);
     assert.notEqual(fs.readFileSync(path.join(buggy, 'src', 'raft.go'), 'utf8'), fs.readFileSync(path.join(correct, 'src', 'raft.go'), 'utf8'));

@@ -158,7 +158,7 @@ export function copySystemParts(system: SystemEntry, dest: string): void {
     else fs.copyFileSync(src, path.join(dest, part));
   }
   const host = system.manifest.upstream?.host;
-  if (host !== undefined) copyTree(path.join(system.dir, host.dir), path.join(dest, 'src', host.into), []);
+  if (host !== undefined) copyTree(path.join(system.dir, host.dir), path.join(dest, 'src', host.into));
 }
 
 function upstreamTree(system: SystemEntry): string {

@@ -25,7 +25,7 @@ import (
 )
 
 // applyTimeout bounds how long a write waits to be committed before the client is told
-// it is unknown whether it took effect (the reply's text says 5s).
+// it is unknown whether it took effect.
 const applyTimeout = 5 * time.Second
 
 type command struct {
@@ -231,7 +231,7 @@ func main() {
 			}
 			reply(w, http.StatusOK, map[string]interface{}{"index": f.Index()})
 		case <-time.After(applyTimeout):
-			reply(w, http.StatusServiceUnavailable, map[string]string{"error": "not committed within 5s; it may still be applied"})
+			reply(w, http.StatusServiceUnavailable, map[string]string{"error": fmt.Sprintf("not committed within %v; it may still be applied", applyTimeout)})
 		}
 	})
 	// A read from this server's applied state: on the leader only (/kv/get), or on any
